@@ -1,0 +1,3 @@
+from vap_console.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,309 @@
+"""Errors the client raises: one class per code of spec section 7, plus transport failures.
+
+Every message is a sentence for a person and names the code, so a banner can show ``str(err)``
+as it is. No error ever carries the API key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class FieldError:
+    loc: str
+    message: str
+
+    @property
+    def field(self) -> str:
+        """The field path without the ``body.`` prefix: ``body.endUser.name`` → ``endUser.name``."""
+        return self.loc.removeprefix("body.")
+
+
+class ApiError(Exception):
+    """An error answered by the server (or standing in for one)."""
+
+    code_name: ClassVar[str | None] = None
+    # What the user can do about it; shown after the server's message.
+    hint: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        details: list[FieldError] | None = None,
+        retry_after: float | None = None,
+        limit: int | None = None,
+        current: int | None = None,
+    ) -> None:
+        self.status = status
+        self.code = code or self.code_name or "error"
+        self.message = message
+        self.details: list[FieldError] = list(details or [])
+        self.retry_after = retry_after
+        self.limit = limit
+        self.current = current
+        super().__init__(self._sentence())
+
+    def _sentence(self) -> str:
+        where = f"HTTP {self.status}, " if self.status else ""
+        text = self.message.rstrip(".") if self.message else self.default_message()
+        sentence = f"{text} ({where}{self.code})."
+        if self.hint:
+            sentence += f" {self.hint}"
+        return sentence
+
+    def default_message(self) -> str:
+        return "The server answered with an error"
+
+    def __str__(self) -> str:
+        return self._sentence()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, message={self.message!r})"
+
+    @property
+    def retryable(self) -> bool:
+        return False
+
+
+class Unauthorized(ApiError):
+    code_name = "unauthorized"
+    hint = "Check the API key: it may be mistyped, revoked or expired."
+
+    def default_message(self) -> str:
+        return "The API key was not accepted"
+
+
+class ForbiddenScope(ApiError):
+    code_name = "forbidden_scope"
+    hint = "Create a key with the agent scope in the dashboard."
+
+    def default_message(self) -> str:
+        return "The API key lacks the agent scope"
+
+
+class RateLimited(ApiError):
+    code_name = "rate_limited"
+
+    def default_message(self) -> str:
+        return "The key's per-minute request budget is spent"
+
+    def _sentence(self) -> str:
+        base = super()._sentence()
+        if self.retry_after is not None:
+            base += f" Retry after {self.retry_after:g} s."
+        return base
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class AutopayRequired(ApiError):
+    code_name = "telephony_autopay_required"
+    hint = "Set up an auto-pay mandate for at least the first month's rent, then try again."
+
+    def default_message(self) -> str:
+        return "Renting needs an auto-pay mandate on this pay-as-you-go account"
+
+
+class AccountIneligible(ApiError):
+    code_name = "telephony_account_ineligible"
+
+    def default_message(self) -> str:
+        return "This account cannot rent numbers"
+
+
+class DocumentInvalid(ApiError):
+    code_name = "telephony_document_invalid"
+
+    def default_message(self) -> str:
+        return "A KYC document is missing, of the wrong type or too large"
+
+
+class InvalidRequest(ApiError):
+    code_name = "invalid_request"
+
+    def default_message(self) -> str:
+        return "The request has invalid fields"
+
+    def _sentence(self) -> str:
+        base = super()._sentence()
+        if self.details:
+            base += " " + "; ".join(f"{d.loc}: {d.message}" for d in self.details) + "."
+        return base
+
+
+class CarrierError(ApiError):
+    """Any ``telephony_<carrier>_error``: the carrier refused; safe to retry later."""
+
+    hint = "The carrier refused the request; it is safe to retry later."
+
+    def default_message(self) -> str:
+        return "The carrier refused the request"
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class NotConfigured(ApiError):
+    code_name = "telephony_not_configured"
+    hint = "Rented numbers are not available on this deployment."
+
+    def default_message(self) -> str:
+        return "Number rentals are not configured here"
+
+
+class AgentNotFound(ApiError):
+    code_name = "agent_not_found"
+
+    def default_message(self) -> str:
+        return "No such agent"
+
+
+class ToolNotFound(ApiError):
+    code_name = "agent_tool_not_found"
+
+    def default_message(self) -> str:
+        return "No such tool"
+
+
+class NotFound(ApiError):
+    """A 404 with no more specific code (an unknown rental, say)."""
+
+    code_name = "not_found"
+
+    def default_message(self) -> str:
+        return "Not found"
+
+
+class ServerError(ApiError):
+    """A 5xx the spec does not name (plain 500, 503 from a proxy...)."""
+
+    code_name = "server_error"
+
+    def default_message(self) -> str:
+        return "The server failed to answer"
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+# --- transport and protocol failures: no server error body behind them ---
+
+
+class TransportError(ApiError):
+    pass
+
+
+class ConnectionFailed(TransportError):
+    code_name = "connection_failed"
+    hint = "Check the network and the base URL."
+
+    def default_message(self) -> str:
+        return "Could not reach the server"
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class TimedOut(TransportError):
+    code_name = "timed_out"
+
+    def default_message(self) -> str:
+        return "The server took too long to answer"
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class OutcomeUnknown(TransportError):
+    """A POST was sent but no answer came back: it may or may not have taken effect."""
+
+    code_name = "outcome_unknown"
+    hint = "It may have taken effect: check before sending it again."
+
+    def default_message(self) -> str:
+        return "The request was sent but no answer came back"
+
+
+class UnexpectedResponse(ApiError):
+    """The body breaks the schema: not JSON, a required field missing, a wrong type."""
+
+    code_name = "unexpected_response"
+
+    def default_message(self) -> str:
+        return "The server's answer did not match the API schema"
+
+
+class NotSupported(ApiError):
+    """An extension endpoint (DESIGN §4) the server does not offer."""
+
+    code_name = "not_supported"
+
+    def default_message(self) -> str:
+        return "This server does not offer that endpoint"
+
+
+_BY_CODE: dict[str, type[ApiError]] = {
+    cls.code_name: cls
+    for cls in (
+        Unauthorized, ForbiddenScope, RateLimited, AutopayRequired, AccountIneligible,
+        DocumentInvalid, InvalidRequest, NotConfigured, AgentNotFound, ToolNotFound, NotFound,
+    )
+    if cls.code_name
+}
+
+
+def is_carrier_code(code: str) -> bool:
+    return code.startswith("telephony_") and code.endswith("_error")
+
+
+def error_class_for(status: int, code: str | None) -> type[ApiError]:
+    if code in _BY_CODE:
+        return _BY_CODE[code]
+    if code and is_carrier_code(code):
+        return CarrierError
+    if code is None:
+        if status == 401:
+            return Unauthorized
+        if status == 429:
+            return RateLimited
+        if status == 404:
+            return NotFound
+        if status >= 500:
+            return ServerError
+    return ApiError
+
+
+def error_from_body(status: int, body: Any, retry_after: float | None = None) -> ApiError:
+    """Build the error for a non-2xx answer from its parsed JSON body (or None)."""
+    code = message = None
+    details: list[FieldError] = []
+    limit = current = None
+    if isinstance(body, dict):
+        code = body.get("code") if isinstance(body.get("code"), str) else None
+        message = body.get("error") if isinstance(body.get("error"), str) else None
+        for item in body.get("details") or []:
+            if isinstance(item, dict):
+                details.append(FieldError(str(item.get("loc", "")), str(item.get("message", ""))))
+        limit = body.get("limit") if isinstance(body.get("limit"), int) else None
+        current = body.get("current") if isinstance(body.get("current"), int) else None
+    cls = error_class_for(status, code)
+    return cls(
+        message or "",
+        status=status,
+        code=code,
+        details=details,
+        retry_after=retry_after,
+        limit=limit,
+        current=current,
+    )

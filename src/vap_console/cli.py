@@ -1,0 +1,100 @@
+"""The `vap` command. Each subcommand's work lives in its own module, imported only when used,
+so `vap --version` and `vap profiles` never pay for Textual or the sandbox."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from vap_console import __version__
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+        self.exit(EXIT_USAGE, f"vap: {message} (see `vap --help`)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="vap", description="Terminal console for the Voice Agent Platform API.")
+    parser.add_argument("--version", action="version", version=f"vap-console {__version__}")
+    parser.add_argument("--profile", help="profile to use (default: the active one)")
+    parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="open the console on an embedded sandbox (no account, no keyring)",
+    )
+    parser.add_argument("--speed", type=float, default=1.0, help="sandbox clock speed (with --sandbox)")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    login = sub.add_parser("login", help="store an API key in the OS keyring")
+    login.add_argument("--profile", dest="sub_profile", help="profile name (default: default)")
+    login.add_argument("--base-url", help="API base URL for this profile")
+
+    logout = sub.add_parser("logout", help="remove a profile's key from the keyring")
+    logout.add_argument("--profile", dest="sub_profile")
+    logout.add_argument("--forget", action="store_true", help="also drop the profile")
+
+    sub.add_parser("profiles", help="list profiles and where their keys come from")
+
+    sandbox = sub.add_parser("sandbox", help="the local emulator of the API")
+    sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", parser_class=_Parser, required=True)
+    serve = sandbox_sub.add_parser("serve", help="serve the sandbox on loopback")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8787)
+    serve.add_argument("--speed", type=float, default=1.0, help="clock speed; 10 = ten times faster")
+    serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
+    serve.add_argument("--faults", default="", help="latency=MS,error_rate=P,drop_rate=P,seed=N")
+    serve.add_argument(
+        "--allow-remote", action="store_true", help="allow a host other than loopback"
+    )
+
+    rental = sub.add_parser("rental", help="rental commands for scripts")
+    rental_sub = rental.add_subparsers(dest="rental_command", parser_class=_Parser, required=True)
+    watch = rental_sub.add_parser("watch", help="print a rental's progress until it settles")
+    watch.add_argument("rental_id")
+    watch.add_argument("--profile", dest="sub_profile")
+    watch.add_argument("--interval", type=float, default=2.0, help="seconds between polls")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    profile = getattr(args, "sub_profile", None) or args.profile
+    try:
+        if args.command == "sandbox":
+            from vap_console.sandbox.server import serve_main
+
+            return serve_main(
+                host=args.host,
+                port=args.port,
+                speed=args.speed,
+                rate_limit=args.rate_limit,
+                faults=args.faults,
+                allow_remote=args.allow_remote,
+            )
+        if args.command in ("login", "logout", "profiles"):
+            from vap_console import auth_cli
+
+            if args.command == "login":
+                return auth_cli.login(profile=profile, base_url=args.base_url)
+            if args.command == "logout":
+                return auth_cli.logout(profile=profile, forget=args.forget)
+            return auth_cli.profiles()
+        if args.command == "rental":
+            from vap_console import watch
+
+            return watch.watch_main(args.rental_id, profile=profile, interval=args.interval)
+        from vap_console import launch
+
+        return launch.console_main(profile=profile, sandbox=args.sandbox, speed=args.speed)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
