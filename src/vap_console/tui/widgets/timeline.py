@@ -1,0 +1,150 @@
+"""The rental timeline (DESIGN §5): one row per step with its glyph, when it happened and its detail.
+
+The widget only draws; polling lives in the rental screen. Times are shown both relative to an
+injected clock ("3 min ago", so snapshots on a virtual clock are stable) and absolute in UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from vap_console.api.models import Rental, RentalStatus, StepState
+from vap_console.api.polling import failure_reason, step_glyph
+
+STATE_STYLES = {
+    StepState.DONE: "$success",
+    StepState.ACTIVE: "bold $accent",
+    StepState.PENDING: "$text-muted",
+    StepState.FAILED: "bold $error",
+}
+
+STATUS_LABELS = {
+    RentalStatus.FUNDING: "waiting for auto-pay to fund the wallet",
+    RentalStatus.KYC_SUBMITTED: "KYC documents with the carrier",
+    RentalStatus.KYC_ACCEPTED: "KYC accepted",
+    RentalStatus.PURCHASING: "buying the number",
+    RentalStatus.AWAITING_FUNDS: "waiting for funds",
+    RentalStatus.ACTIVE: "the number is live",
+    RentalStatus.KYC_REJECTED: "the carrier rejected the KYC",
+    RentalStatus.PAST_DUE: "rent is past due",
+    RentalStatus.RELEASING: "being released",
+    RentalStatus.RELEASED: "released",
+    RentalStatus.FAILED: "the rental failed",
+}
+
+
+def relative_time(at: datetime, now: datetime) -> str:
+    """``just now``, ``40 s ago``, ``3 min ago``, ``2 h ago``, ``5 d ago``; ``in 2 min`` ahead."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    seconds = (now - at).total_seconds()
+    ahead = seconds < 0
+    seconds = abs(seconds)
+    if seconds < 5:
+        return "just now"
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min"), (1, "s")):
+        if seconds >= size:
+            amount = f"{int(seconds // size)} {unit}"
+            break
+    return f"in {amount}" if ahead else f"{amount} ago"
+
+
+def absolute_time(at: datetime) -> str:
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+class Timeline(Widget):
+    """Draws a rental's status and its timeline steps. Set ``rental`` to update it."""
+
+    DEFAULT_CSS = """
+    Timeline {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
+    rental: reactive[Rental | None] = reactive(None, layout=True)
+    # A line about the connection ("offline — retrying in 8 s"); None while polls succeed.
+    connection: reactive[str | None] = reactive(None, layout=True)
+
+    def __init__(
+        self,
+        rental: Rental | None = None,
+        *,
+        now: Callable[[], datetime] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._now = now
+        self.set_reactive(Timeline.rental, rental)
+
+    def on_mount(self) -> None:
+        # Relative times age; redraw now and then rather than on every poll.
+        self.set_interval(15, self.refresh)
+
+    def now(self) -> datetime:
+        if self._now is not None:
+            return self._now()
+        app_now = getattr(self.app, "now", None)
+        return app_now() if callable(app_now) else datetime.now(UTC)
+
+    def render(self) -> Content:
+        rental = self.rental
+        if rental is None:
+            return Content.from_markup("[$text-muted]Loading the rental…[/]")
+        now = self.now()
+        lines: list[Content] = [self._status_line(rental)]
+        if self.connection:
+            lines.append(Content.from_markup("[bold $warning]$text[/]", text=self.connection))
+        lines.append(Content(""))
+        reason = failure_reason(rental)
+        failed_shown = False
+        for step in rental.timeline:
+            style = STATE_STYLES.get(step.state, "$warning")
+            glyph = step_glyph(step.state)
+            label = step.label if step.state in STATE_STYLES else f"{step.label} ({step.state})"
+            when = ""
+            if step.at is not None:
+                when = f"{relative_time(step.at, now)} · {absolute_time(step.at)}"
+            elif step.state == StepState.ACTIVE:
+                when = "in progress"
+            row = Content.assemble(
+                (f" {glyph} ", style),
+                (f"{label:<28}", style),
+                (f" {when}", "$text-muted"),
+            )
+            lines.append(row)
+            if step.detail:
+                lines.append(Content.assemble(("     " + step.detail, "$text-muted")))
+            if step.state == StepState.FAILED and reason:
+                lines.append(Content.assemble(("     " + reason, "$error")))
+                failed_shown = True
+        if reason and not failed_shown and rental.status in RentalStatus.FAILURES:
+            lines.append(Content.assemble((f" {reason}", "$error")))
+        return Content("\n").join(lines)
+
+    def _status_line(self, rental: Rental) -> Content:
+        status = rental.status
+        label = STATUS_LABELS.get(status)
+        if status in RentalStatus.FAILURES:
+            style = "bold $error"
+        elif status == RentalStatus.ACTIVE:
+            style = "bold $success"
+        else:
+            style = "bold $accent"
+        number = rental.e164 or rental.number or rental.requested_number or rental.id
+        parts: list[tuple[str, str] | str] = [(number, "bold"), "  ", (status, style)]
+        if label:
+            parts.append((f" — {label}", "$text-muted"))
+        return Content.assemble(*parts)
