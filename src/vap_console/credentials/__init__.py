@@ -1,0 +1,34 @@
+"""Profiles (a config file with no secrets), API keys (the OS keyring) and the local id index."""
+
+from vap_console.credentials.index import KINDS, LocalIndex
+from vap_console.credentials.keystore import (
+    ENV_BASE_URL,
+    ENV_KEY,
+    SERVICE,
+    KeyringUnavailable,
+    KeySource,
+    KeyStore,
+    ResolvedCredentials,
+    check_api_key,
+    mask,
+)
+from vap_console.credentials.names import (
+    DEFAULT_PROFILE,
+    CredentialsInputError,
+    check_base_url,
+    check_profile_name,
+)
+from vap_console.credentials.profiles import (
+    Profile,
+    ProfilesConfig,
+    ProfilesFileError,
+    ProfileStore,
+    UnknownProfile,
+)
+
+__all__ = [
+    "DEFAULT_PROFILE", "ENV_BASE_URL", "ENV_KEY", "KINDS", "SERVICE",
+    "CredentialsInputError", "KeySource", "KeyStore", "KeyringUnavailable", "LocalIndex",
+    "Profile", "ProfileStore", "ProfilesConfig", "ProfilesFileError", "ResolvedCredentials",
+    "UnknownProfile", "check_api_key", "check_base_url", "check_profile_name", "mask",
+]

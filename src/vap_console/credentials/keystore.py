@@ -1,0 +1,232 @@
+"""API keys in the OS keyring (service ``vap-console``, user = profile name), never in a file.
+
+Every keyring call runs in its own daemon thread with a timeout: a locked Secret Service can
+block forever waiting for an unlock prompt nobody sees. Any keyring failure — no backend
+(NoKeyringError), a broken one (InitError), any other KeyringError, or a hang — becomes one
+``KeyringUnavailable`` whose message says how to fix it. There is no plaintext fallback; the
+console instead offers to keep a key in memory for the session only.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, TypeVar
+
+import keyring
+import keyring.backend
+import keyring.errors
+
+from vap_console.credentials.names import (
+    DEFAULT_PROFILE,
+    CredentialsInputError,
+    check_base_url,
+    check_profile_name,
+)
+from vap_console.credentials.profiles import ProfileStore
+
+SERVICE = "vap-console"
+DEFAULT_TIMEOUT = 5.0
+ENV_KEY = "VAP_API_KEY"
+ENV_BASE_URL = "VAP_BASE_URL"
+
+KeySource = Literal["env", "keyring", "session", "none"]
+
+FIX_HINT = (
+    "Unlock your keyring or install a Secret Service such as gnome-keyring "
+    "(`apt install gnome-keyring`), or install `keyrings.alt`, "
+    f"or set {ENV_KEY} for this shell."
+)
+
+T = TypeVar("T")
+
+
+class KeyringUnavailable(Exception):
+    """The OS keyring cannot be used right now. ``str()`` is one line naming the fix."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"The OS keyring is unavailable: {reason}. {FIX_HINT}")
+
+
+def mask(key: str | None) -> str:
+    """``…abcd``: the last four characters only; short keys show nothing of themselves."""
+    if not key:
+        return ""
+    return "…" + key[-4:] if len(key) >= 12 else "…" + "•" * 4
+
+
+def check_api_key(key: str) -> str:
+    """The key as typed or piped, stripped; raises naming the rule it breaks (never the key)."""
+    key = key.strip()
+    if not key:
+        raise CredentialsInputError("API key: must not be empty")
+    if len(key) > 512:
+        raise CredentialsInputError("API key: must be at most 512 characters")
+    if any(ch.isspace() or not ch.isprintable() for ch in key):
+        raise CredentialsInputError("API key: must be one word, with no spaces or control characters")
+    return key
+
+
+@dataclass(frozen=True)
+class ResolvedCredentials:
+    """The key to use and the truth about where it came from. The key is left out of repr."""
+
+    key: str | None = field(repr=False)
+    source: KeySource
+    base_url: str | None
+    profile: str
+
+    @property
+    def masked(self) -> str:
+        return mask(self.key)
+
+    @property
+    def usable(self) -> bool:
+        return bool(self.key) and bool(self.base_url)
+
+    def __str__(self) -> str:
+        return f"profile {self.profile} ({self.source} {self.masked or 'no key'}) at {self.base_url or 'no base URL'}"
+
+
+class KeyStore:
+    """Keys for profiles: the environment, the session, then the OS keyring.
+
+    ``backend`` pins a keyring backend (tests); by default keyring picks the platform's. ``env``
+    stands in for ``os.environ``. Session-only keys live in this object and die with it.
+    """
+
+    def __init__(
+        self,
+        *,
+        profiles: ProfileStore | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        backend: keyring.backend.KeyringBackend | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.profiles = profiles or ProfileStore()
+        self.timeout = timeout
+        self._backend = backend
+        self._env = env
+        self._session: dict[str, str] = {}
+
+    def __repr__(self) -> str:
+        return f"KeyStore(profiles={self.profiles!r}, session_profiles={sorted(self._session)!r})"
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        return os.environ if self._env is None else self._env
+
+    # --- keyring calls, each bounded by the timeout ---
+
+    def _call(self, what: str, fn: Callable[[keyring.backend.KeyringBackend], T], secret: str = "") -> T:
+        box: dict[str, object] = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                backend = self._backend or keyring.get_keyring()
+                box["value"] = fn(backend)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        # A daemon thread, not an executor: a hung D-Bus call must not keep the process alive.
+        threading.Thread(target=run, name=f"keyring-{what}", daemon=True).start()
+        if not done.wait(self.timeout):
+            raise KeyringUnavailable(f"it did not answer within {self.timeout:g} s (is it locked?)")
+        error = box.get("error")
+        if error is None:
+            return box["value"]  # type: ignore[return-value]
+        if isinstance(error, keyring.errors.NoKeyringError):
+            raise KeyringUnavailable("no keyring backend is installed") from None
+        if isinstance(error, keyring.errors.KeyringLocked):
+            raise KeyringUnavailable("it is locked") from None
+        if isinstance(error, keyring.errors.InitError):
+            raise KeyringUnavailable(f"it failed to start ({_scrub(error, secret)})") from None
+        if isinstance(error, keyring.errors.KeyringError):
+            raise KeyringUnavailable(f"{what} failed ({_scrub(error, secret)})") from None
+        if isinstance(error, Exception):
+            # D-Bus and backend libraries raise their own types (jeepney, secretstorage, OSError).
+            raise KeyringUnavailable(f"{what} failed ({_scrub(error, secret)})") from None
+        raise error  # type: ignore[misc]  # KeyboardInterrupt and friends
+
+    def backend_name(self) -> str:
+        backend = self._call("detect", lambda b: b)
+        return type(backend).__name__ if not hasattr(backend, "name") else str(backend.name)
+
+    def get(self, profile: str) -> str | None:
+        user = check_profile_name(profile)
+        return self._call("reading the key", lambda b: b.get_password(SERVICE, user))
+
+    def set(self, profile: str, key: str) -> None:
+        user = check_profile_name(profile)
+        key = check_api_key(key)
+        self._call("storing the key", lambda b: b.set_password(SERVICE, user, key), secret=key)
+
+    def delete(self, profile: str) -> bool:
+        """Remove the profile's key; False when the keyring held none."""
+        user = check_profile_name(profile)
+
+        def delete(b: keyring.backend.KeyringBackend) -> bool:
+            if b.get_password(SERVICE, user) is None:
+                return False
+            b.delete_password(SERVICE, user)
+            return True
+
+        return self._call("deleting the key", delete)
+
+    # --- session-only keys: for when the keyring fails and the user still wants to work ---
+
+    def remember_for_session(self, profile: str, key: str) -> None:
+        self._session[check_profile_name(profile)] = check_api_key(key)
+
+    def forget_session(self, profile: str) -> None:
+        self._session.pop(profile, None)
+
+    def has_session_key(self, profile: str) -> bool:
+        return profile in self._session
+
+    # --- resolution ---
+
+    def profile_name(self, profile: str | None = None) -> str:
+        """The profile a command means: the one named, else the active one, else ``default``."""
+        if profile:
+            return check_profile_name(profile)
+        active = self.profiles.active()
+        return active.name if active else DEFAULT_PROFILE
+
+    def resolve(self, profile: str | None = None) -> ResolvedCredentials:
+        """Which key and base URL to use, and where the key came from.
+
+        Order: VAP_API_KEY, then a session-only key, then the keyring. VAP_BASE_URL overrides
+        the profile's base URL. Raises KeyringUnavailable only when the keyring had to be asked.
+        """
+        name = self.profile_name(profile)
+        stored = self.profiles.get(name)
+        env_url = self.env.get(ENV_BASE_URL, "").strip()
+        if env_url:
+            try:
+                env_url = check_base_url(env_url)
+            except CredentialsInputError as exc:
+                raise CredentialsInputError(f"{ENV_BASE_URL}: {exc}") from None
+        base_url = env_url or (stored.base_url if stored else None)
+        env_key = self.env.get(ENV_KEY, "").strip()
+        if env_key:
+            return ResolvedCredentials(env_key, "env", base_url, name)
+        if name in self._session:
+            return ResolvedCredentials(self._session[name], "session", base_url, name)
+        key = self.get(name)
+        if key:
+            return ResolvedCredentials(key, "keyring", base_url, name)
+        return ResolvedCredentials(None, "none", base_url, name)
+
+
+def _scrub(error: BaseException, secret: str) -> str:
+    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    if secret:
+        text = text.replace(secret, mask(secret))
+    return text.splitlines()[0][:200] if text else type(error).__name__
