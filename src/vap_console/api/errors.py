@@ -27,6 +27,9 @@ class ApiError(Exception):
     code_name: ClassVar[str | None] = None
     # What the user can do about it; shown after the server's message.
     hint: ClassVar[str] = ""
+    # Set on errors of a POST: send again with this key and the server treats it as the same
+    # submission (no second rental, no second charge).
+    idempotency_key: str | None = None
 
     def __init__(
         self,
