@@ -1,0 +1,245 @@
+"""`vap login`, `vap logout` and `vap profiles`: keys into and out of the OS keyring.
+
+Each command prints one clear line on failure (to stderr, prefixed ``vap <command>:``) and
+returns 1, or 2 for a usage problem; never a traceback, never the key (masked to its last four).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import sys
+from collections.abc import Callable
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from vap_console.credentials import (
+    ENV_BASE_URL,
+    ENV_KEY,
+    CredentialsInputError,
+    KeyringUnavailable,
+    KeyStore,
+    LocalIndex,
+    ProfilesFileError,
+    check_api_key,
+    check_base_url,
+    mask,
+)
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+VERIFY_TIMEOUT = 15.0
+
+# (base_url, key) -> None, raising vap_console.api.errors.ApiError when the key is not good.
+Verifier = Callable[[str, str], None]
+
+
+class _Fail(Exception):
+    def __init__(self, message: str, code: int = EXIT_FAILURE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _say(text: str, stream: TextIO | None = None) -> None:
+    print(text, file=stream or sys.stdout)
+
+
+def _host(base_url: str) -> str:
+    return urlsplit(base_url).netloc or base_url
+
+
+def verify_key(base_url: str, key: str) -> None:
+    """GET /v1/voices with ``key``: the cheapest call that needs the agent scope."""
+    from vap_console.api.client import VapClient
+
+    async def probe() -> None:
+        async with VapClient(base_url, key, timeout=VERIFY_TIMEOUT, max_retries=1) as client:
+            await client.list_voices()
+
+    asyncio.run(probe())
+
+
+def explain_verify_error(error: Exception, base_url: str) -> str:
+    """One sentence for a failed verification, shared by the CLI and the console."""
+    from vap_console.api import errors
+
+    host = _host(base_url)
+    if isinstance(error, errors.Unauthorized):
+        return f"key rejected by {host} (HTTP 401 unauthorized): it is mistyped, revoked or expired"
+    if isinstance(error, errors.ForbiddenScope):
+        return (
+            f"the key lacks the agent scope (HTTP 403 forbidden_scope at {host}): "
+            "create a key with the agent scope in the dashboard"
+        )
+    if isinstance(error, (errors.ConnectionFailed, errors.TimedOut)):
+        return f"could not reach {base_url} ({error.code}): check the base URL and the network"
+    if isinstance(error, errors.ApiError):
+        return f"{host} did not accept the check: {str(error).rstrip('.')}"
+    return f"could not check the key against {host} ({type(error).__name__})"
+
+
+def _read_key(stream: TextIO, profile: str) -> str:
+    if stream.isatty():
+        try:
+            typed = getpass.getpass(f"API key for profile {profile!r} (input hidden): ", stream=None)
+        except EOFError:
+            raise _Fail("no key entered") from None
+    else:
+        # `echo "$KEY" | vap login`: the whole of stdin is the key.
+        typed = stream.read()
+    try:
+        return check_api_key(typed)
+    except CredentialsInputError as exc:
+        where = "on stdin" if not stream.isatty() else "typed"
+        raise _Fail(f"{exc} (key {where}); nothing was stored", EXIT_USAGE) from None
+
+
+def login(
+    profile: str | None = None,
+    base_url: str | None = None,
+    *,
+    keystore: KeyStore | None = None,
+    stdin: TextIO | None = None,
+    verify: Verifier | None = None,
+) -> int:
+    """Ask for a key, verify it, store it in the keyring and record the profile."""
+    store = keystore or KeyStore()
+    try:
+        name = store.profile_name(profile)
+        config = store.profiles.load()
+        existing = config.profiles.get(name)
+        url_given = base_url or store.env.get(ENV_BASE_URL, "").strip()
+        if url_given:
+            try:
+                url = check_base_url(url_given)
+            except CredentialsInputError as exc:
+                flag = "--base-url" if base_url else ENV_BASE_URL
+                raise _Fail(f"{flag}: {exc}", EXIT_USAGE) from None
+        elif existing:
+            url = existing.base_url
+        else:
+            raise _Fail(
+                f"profile {name!r} has no base URL yet: pass --base-url URL (or set {ENV_BASE_URL}); "
+                "there is no built-in default",
+                EXIT_USAGE,
+            )
+        key = _read_key(stdin or sys.stdin, name)
+        try:
+            (verify or verify_key)(url, key)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes one line
+            raise _Fail(f"{explain_verify_error(exc, url)}; nothing was stored") from None
+
+        previous = store.get(name)
+        store.set(name, key)
+        try:
+            store.profiles.add(name, url)
+        except OSError as exc:
+            # Put the keyring back as it was so a failed login leaves nothing behind.
+            if previous:
+                store.set(name, previous)
+            else:
+                store.delete(name)
+            raise _Fail(f"could not write {store.profiles.path} ({exc.strerror}); nothing was stored") from None
+        active = store.profiles.active()
+    except _Fail as fail:
+        _say(f"vap login: {fail}", sys.stderr)
+        return fail.code
+    except KeyringUnavailable as exc:
+        _say(f"vap login: {exc} Nothing was stored.", sys.stderr)
+        return EXIT_FAILURE
+    except (CredentialsInputError, ProfilesFileError) as exc:
+        _say(f"vap login: {exc}", sys.stderr)
+        return EXIT_USAGE if isinstance(exc, CredentialsInputError) else EXIT_FAILURE
+
+    _say(f"Key {mask(key)} verified at {_host(url)} and stored in the OS keyring for profile {name!r}.")
+    if active and active.name == name:
+        _say(f"Active profile: {name}.")
+    elif active:
+        _say(f"Active profile is still {active.name!r}; use `vap --profile {name}` for this one.")
+    if store.env.get(ENV_KEY, "").strip():
+        _say(f"Note: {ENV_KEY} is set in this shell and overrides the stored key.")
+    return EXIT_OK
+
+
+def logout(
+    profile: str | None = None, forget: bool = False, *, keystore: KeyStore | None = None
+) -> int:
+    """Remove a profile's key from the keyring; with ``forget`` also the profile and its index."""
+    store = keystore or KeyStore()
+    try:
+        name = store.profile_name(profile)
+        known = store.profiles.get(name) is not None
+        removed = store.delete(name)
+        store.forget_session(name)
+        if not known and not removed:
+            raise _Fail(f"no profile named {name!r} and no key for it in the keyring")
+        if forget:
+            store.profiles.remove(name)
+            LocalIndex(name).drop()
+    except _Fail as fail:
+        _say(f"vap logout: {fail}", sys.stderr)
+        return fail.code
+    except KeyringUnavailable as exc:
+        _say(f"vap logout: {exc} Nothing was changed.", sys.stderr)
+        return EXIT_FAILURE
+    except (CredentialsInputError, ProfilesFileError) as exc:
+        _say(f"vap logout: {exc}", sys.stderr)
+        return EXIT_USAGE if isinstance(exc, CredentialsInputError) else EXIT_FAILURE
+
+    if removed:
+        _say(f"Removed the key for profile {name!r} from the OS keyring.")
+    else:
+        _say(f"Profile {name!r} had no key in the OS keyring.")
+    if forget and known:
+        _say(f"Forgot profile {name!r} and its local index.")
+    if store.env.get(ENV_KEY, "").strip():
+        _say(f"Note: {ENV_KEY} is still set in this shell, so commands still have a key.")
+    return EXIT_OK
+
+
+def profiles(*, keystore: KeyStore | None = None) -> int:
+    """List profiles: active marker, name, base URL, where the key comes from, masked key."""
+    store = keystore or KeyStore()
+    try:
+        config = store.profiles.load()
+    except ProfilesFileError as exc:
+        _say(f"vap profiles: {exc}", sys.stderr)
+        return EXIT_FAILURE
+    env_key = store.env.get(ENV_KEY, "").strip()
+    env_url = store.env.get(ENV_BASE_URL, "").strip()
+
+    if not config.profiles:
+        _say("No profiles yet: run `vap login --base-url URL` to add one.")
+        if env_key:
+            _say(f"{ENV_KEY} is set ({mask(env_key)}) and is used with {ENV_BASE_URL or 'no base URL'}.")
+        return EXIT_OK
+
+    failure: KeyringUnavailable | None = None
+    rows = [("", "PROFILE", "BASE URL", "KEY")]
+    for p in config.profiles.values():
+        if env_key:
+            where = f"env {mask(env_key)}"
+        elif failure:
+            where = "unavailable"
+        else:
+            try:
+                key = store.get(p.name)
+                where = f"keyring {mask(key)}" if key else "none"
+            except KeyringUnavailable as exc:
+                # One hang is enough: do not wait the timeout again for every profile.
+                failure = exc
+                where = "unavailable"
+        rows.append(("*" if p.name == config.active else "", p.name, p.base_url, where))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for row in rows:
+        _say("  ".join(cell.ljust(w) for cell, w in zip(row[:3], widths)) + "  " + row[3])
+    if env_key:
+        _say(f"{ENV_KEY} is set: it overrides every profile's stored key.")
+    if env_url:
+        _say(f"{ENV_BASE_URL} is set: {env_url} replaces every profile's base URL.")
+    if failure:
+        _say(f"vap profiles: {failure}", sys.stderr)
+        return EXIT_FAILURE
+    return EXIT_OK
