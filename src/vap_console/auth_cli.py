@@ -125,13 +125,14 @@ def login(
                 "there is no built-in default",
                 EXIT_USAGE,
             )
+        # Ask the keyring first: better to learn it is locked before typing a key.
+        previous = store.get(name)
         key = _read_key(stdin or sys.stdin, name)
         try:
             (verify or verify_key)(url, key)
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line
             raise _Fail(f"{explain_verify_error(exc, url)}; nothing was stored") from None
 
-        previous = store.get(name)
         store.set(name, key)
         try:
             store.profiles.add(name, url)
@@ -213,7 +214,8 @@ def profiles(*, keystore: KeyStore | None = None) -> int:
     if not config.profiles:
         _say("No profiles yet: run `vap login --base-url URL` to add one.")
         if env_key:
-            _say(f"{ENV_KEY} is set ({mask(env_key)}) and is used with {ENV_BASE_URL or 'no base URL'}.")
+            target = env_url or f"no base URL: set {ENV_BASE_URL}"
+            _say(f"{ENV_KEY} is set ({mask(env_key)}) and is used with {target}.")
         return EXIT_OK
 
     failure: KeyringUnavailable | None = None

@@ -1,0 +1,67 @@
+"""The real `vap` process: exit codes, one-line errors, no traceback, no key on any stream."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KEY = "sk_process_test_key_QRST"
+
+
+def vap(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "vap_console", *args],
+        input=stdin, capture_output=True, text=True, timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+
+
+def assert_one_clean_line(text: str) -> None:
+    assert text.count("\n") == 1, text
+    assert "Traceback" not in text and KEY not in text
+
+
+def test_login_without_a_keyring_backend_fails_cleanly(xdg_dirs: dict[str, Path]) -> None:
+    result = vap("login", "--profile", "p", "--base-url", "https://api.example.com",
+                 stdin=KEY, env=NO_KEYRING)
+    assert result.returncode == 1
+    assert_one_clean_line(result.stderr)
+    assert "no keyring backend is installed" in result.stderr
+    assert "keyrings.alt" in result.stderr and "VAP_API_KEY" in result.stderr
+    assert not (xdg_dirs["config"] / "vap-console" / "profiles.toml").exists()
+
+
+def test_first_login_without_a_base_url_is_a_usage_error(xdg_dirs: dict[str, Path]) -> None:
+    result = vap("login", stdin=KEY, env=NO_KEYRING)
+    assert result.returncode == 2
+    assert_one_clean_line(result.stderr)
+    assert "--base-url" in result.stderr
+
+
+def test_profiles_and_logout_without_a_keyring_fail_cleanly(xdg_dirs: dict[str, Path]) -> None:
+    conf = xdg_dirs["config"] / "vap-console"
+    conf.mkdir()
+    (conf / "profiles.toml").write_text(
+        'active = "p"\n[profiles.p]\nbase_url = "https://api.example.com"\n'
+    )
+    listed = vap("profiles", env=NO_KEYRING)
+    assert listed.returncode == 1
+    assert "unavailable" in listed.stdout
+    assert_one_clean_line(listed.stderr)
+    out = vap("logout", env=NO_KEYRING)
+    assert out.returncode == 1
+    assert_one_clean_line(out.stderr)
+
+
+def test_env_key_needs_no_keyring_in_profiles(xdg_dirs: dict[str, Path]) -> None:
+    result = vap("profiles", env={**NO_KEYRING, "VAP_API_KEY": KEY})
+    assert result.returncode == 0
+    assert "…QRST" in result.stdout and KEY not in result.stdout + result.stderr
+    assert "set VAP_BASE_URL" in result.stdout
