@@ -1,0 +1,82 @@
+"""Every error code of spec §7 reaches the caller as its own class, with the fields it carries."""
+
+from __future__ import annotations
+
+import pytest
+
+from vap_console.api import errors
+from tests.api.conftest import error_body, json_response
+
+SPEC_CODES = [
+    (401, "unauthorized", errors.Unauthorized),
+    (402, "telephony_autopay_required", errors.AutopayRequired),
+    (403, "forbidden_scope", errors.ForbiddenScope),
+    (403, "telephony_account_ineligible", errors.AccountIneligible),
+    (422, "telephony_document_invalid", errors.DocumentInvalid),
+    (422, "invalid_request", errors.InvalidRequest),
+    (429, "rate_limited", errors.RateLimited),
+    (502, "telephony_plivo_error", errors.CarrierError),
+    (502, "telephony_sandbox_error", errors.CarrierError),
+    (503, "telephony_not_configured", errors.NotConfigured),
+    (404, "agent_not_found", errors.AgentNotFound),
+    (404, "agent_tool_not_found", errors.ToolNotFound),
+]
+
+
+@pytest.mark.parametrize(("status", "code", "cls"), SPEC_CODES, ids=[c for _, c, _ in SPEC_CODES])
+async def test_each_spec_code_is_raised_as_its_class_by_the_client(make_client, status, code, cls):
+    body = error_body(code, "What the server said.")
+    headers = {"Retry-After": "7"} if status == 429 else {}
+    if code == "rate_limited":
+        body.update(limit=600, current=601)
+    if code == "invalid_request":
+        body["details"] = [{"loc": "body.requestedNumber", "message": "is required"}]
+    # max_retries=0: the point here is the mapping, not the retrying.
+    client, _ = make_client(json_response(status, body, headers), max_retries=0)
+    with pytest.raises(errors.ApiError) as caught:
+        await client.list_variables()
+    error = caught.value
+    assert type(error) is cls
+    assert error.status == status
+    assert error.code == code
+    assert error.message == "What the server said."
+    assert code in str(error)
+    if code == "rate_limited":
+        assert (error.retry_after, error.limit, error.current) == (7.0, 600, 601)
+    if code == "invalid_request":
+        assert [(d.loc, d.message) for d in error.details] == [("body.requestedNumber", "is required")]
+
+
+def test_invalid_request_message_lists_every_failing_field():
+    error = errors.error_from_body(422, error_body("invalid_request", "Validation failed", details=[
+        {"loc": "body.endUser.name", "message": "is required"},
+        {"loc": "body.documents", "message": "one entry per file"},
+    ]))
+    text = str(error)
+    assert isinstance(error, errors.InvalidRequest)
+    assert "body.endUser.name: is required" in text
+    assert "body.documents: one entry per file" in text
+    assert [d.field for d in error.details] == ["endUser.name", "documents"]
+
+
+def test_unknown_code_keeps_the_code_and_message():
+    error = errors.error_from_body(409, error_body("agent_not_deployed", "Deploy the agent first"))
+    assert type(error) is errors.ApiError
+    assert error.code == "agent_not_deployed"
+    assert str(error) == "Deploy the agent first (HTTP 409, agent_not_deployed)."
+
+
+@pytest.mark.parametrize(("status", "cls"), [
+    (401, errors.Unauthorized), (404, errors.NotFound), (429, errors.RateLimited),
+    (500, errors.ServerError), (502, errors.ServerError),
+])
+def test_a_body_without_code_still_maps_by_status(status, cls):
+    error = errors.error_from_body(status, None)
+    assert type(error) is cls
+    assert f"HTTP {status}" in str(error)
+
+
+def test_messages_are_sentences_a_person_reads():
+    error = errors.error_from_body(402, {"error": "", "code": "telephony_autopay_required"})
+    assert str(error).startswith("Renting needs an auto-pay mandate")
+    assert "telephony_autopay_required" in str(error)
