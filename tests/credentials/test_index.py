@@ -89,3 +89,12 @@ def test_concurrent_writers_lose_no_id(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert len(LocalIndex("p", data_dir=tmp_path).ids("rentals")) == 80
+
+
+def test_singular_kind_names_the_same_list(tmp_path: Path) -> None:
+    index = LocalIndex("p", data_dir=tmp_path)
+    index.add("rental", "r1")
+    index.add("rentals", "r2")
+    assert index.ids("rental") == index.ids("rentals") == ["r1", "r2"]
+    assert index.remove("rental", "r2")
+    assert json.loads(index.path.read_text())["rentals"] == ["r1"]

@@ -49,6 +49,9 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 def _check_kind(kind: str) -> str:
+    # Screens say "rental", the file says "rentals": both name the same list.
+    if kind + "s" in KINDS:
+        kind += "s"
     if kind not in KINDS:
         raise CredentialsInputError(f"index kind {kind!r}: must be one of {', '.join(KINDS)}")
     return kind
@@ -112,11 +115,12 @@ class LocalIndex:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
     def ids(self, kind: str) -> list[str]:
+        """The ids of ``kind`` ("rentals"/"rental", "tools"/"tool", "agents"/"agent")."""
         return self._read()[_check_kind(kind)]
 
     def add(self, kind: str, resource_id: str) -> bool:
         """Remember ``resource_id``; False when it was already there."""
-        _check_kind(kind)
+        kind = _check_kind(kind)
         resource_id = check_id(resource_id)
         with self._locked():
             data = self._read()
@@ -128,7 +132,7 @@ class LocalIndex:
 
     def remove(self, kind: str, resource_id: str) -> bool:
         """Forget ``resource_id``; False when it was not there."""
-        _check_kind(kind)
+        kind = _check_kind(kind)
         with self._locked():
             data = self._read()
             if resource_id not in data[kind]:
