@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TextIO
 from urllib.parse import urlsplit
 
+from vap_console.credentials import verify as key_check
 from vap_console.credentials import (
     ENV_BASE_URL,
     ENV_KEY,
@@ -29,8 +30,6 @@ from vap_console.credentials import (
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
-
-VERIFY_TIMEOUT = 15.0
 
 # (base_url, key) -> None, raising vap_console.api.errors.ApiError when the key is not good.
 Verifier = Callable[[str, str], None]
@@ -51,33 +50,7 @@ def _host(base_url: str) -> str:
 
 
 def verify_key(base_url: str, key: str) -> None:
-    """GET /v1/voices with ``key``: the cheapest call that needs the agent scope."""
-    from vap_console.api.client import VapClient
-
-    async def probe() -> None:
-        async with VapClient(base_url, key, timeout=VERIFY_TIMEOUT, max_retries=1) as client:
-            await client.list_voices()
-
-    asyncio.run(probe())
-
-
-def explain_verify_error(error: Exception, base_url: str) -> str:
-    """One sentence for a failed verification, shared by the CLI and the console."""
-    from vap_console.api import errors
-
-    host = _host(base_url)
-    if isinstance(error, errors.Unauthorized):
-        return f"key rejected by {host} (HTTP 401 unauthorized): it is mistyped, revoked or expired"
-    if isinstance(error, errors.ForbiddenScope):
-        return (
-            f"the key lacks the agent scope (HTTP 403 forbidden_scope at {host}): "
-            "create a key with the agent scope in the dashboard"
-        )
-    if isinstance(error, (errors.ConnectionFailed, errors.TimedOut)):
-        return f"could not reach {base_url} ({error.code}): check the base URL and the network"
-    if isinstance(error, errors.ApiError):
-        return f"{host} did not accept the check: {str(error).rstrip('.')}"
-    return f"could not check the key against {host} ({type(error).__name__})"
+    asyncio.run(key_check.verify_key(base_url, key))
 
 
 def _read_key(stream: TextIO, profile: str) -> str:
@@ -131,7 +104,7 @@ def login(
         try:
             (verify or verify_key)(url, key)
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line
-            raise _Fail(f"{explain_verify_error(exc, url)}; nothing was stored") from None
+            raise _Fail(f"{key_check.explain_verify_error(exc, url)}; nothing was stored") from None
 
         store.set(name, key)
         try:
