@@ -99,22 +99,16 @@ def login(
                 EXIT_USAGE,
             )
         # Ask the keyring first: better to learn it is locked before typing a key.
-        previous = store.get(name)
+        store.get(name)
         key = _read_key(stdin or sys.stdin, name)
         try:
             (verify or verify_key)(url, key)
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line
             raise _Fail(f"{key_check.explain_verify_error(exc, url)}; nothing was stored") from None
 
-        store.set(name, key)
         try:
-            store.profiles.add(name, url)
+            store.store_login(name, url, key)
         except OSError as exc:
-            # Put the keyring back as it was so a failed login leaves nothing behind.
-            if previous:
-                store.set(name, previous)
-            else:
-                store.delete(name)
             raise _Fail(f"could not write {store.profiles.path} ({exc.strerror}); nothing was stored") from None
         active = store.profiles.active()
     except _Fail as fail:

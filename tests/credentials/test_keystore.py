@@ -169,3 +169,21 @@ def test_round_trip_through_the_real_secret_service(secret_service, tmp_path: Pa
         assert store.delete(profile)
     assert store.get(profile) is None
     assert not store.delete(profile)
+
+
+def test_store_login_rolls_the_keyring_back_when_the_profile_cannot_be_written(
+    memory_keyring: MemoryKeyring, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profiles = ProfileStore(tmp_path)
+    store = KeyStore(profiles=profiles)
+    store.store_login("old", "https://api.example.com", "sk_previous_key_0000")
+
+    def disk_full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(profiles, "add", disk_full)
+    with pytest.raises(OSError):
+        store.store_login("old", "https://api.example.com", KEY)
+    with pytest.raises(OSError):
+        store.store_login("new", "https://api.example.com", KEY)
+    assert memory_keyring.items == {("vap-console", "old"): "sk_previous_key_0000"}

@@ -179,6 +179,22 @@ class KeyStore:
 
         return self._call("deleting the key", delete)
 
+    def store_login(self, profile: str, base_url: str, key: str) -> ResolvedCredentials:
+        """Keep a verified key in the keyring and record its profile; on failure, neither changes."""
+        name = check_profile_name(profile)
+        previous = self.get(name)
+        self.set(name, key)
+        try:
+            self.profiles.add(name, base_url)
+        except BaseException:
+            # Put the keyring back as it was so a failed login leaves nothing behind.
+            if previous:
+                self.set(name, previous)
+            else:
+                self.delete(name)
+            raise
+        return ResolvedCredentials(check_api_key(key), "keyring", check_base_url(base_url), name)
+
     # --- session-only keys: for when the keyring fails and the user still wants to work ---
 
     def remember_for_session(self, profile: str, key: str) -> None:
