@@ -1,0 +1,232 @@
+"""One rental and its live timeline (DESIGN §5), and the follow-up of remembered rentals.
+
+The screen polls GET /v1/phone-numbers/{id} in one exclusive worker on the shared schedule
+(api.polling): fast while the rental moves, slower while it waits, Retry-After honoured, an
+"offline — retrying" line while the server cannot be reached. Polling stops at a terminal status.
+Every status change rings the bell and shows a toast, here and for rentals followed in the
+background since the console started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from vap_console.api import errors
+from vap_console.api.models import Rental, RentalStatus
+from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, follow_rental
+from vap_console.tui import format as fmt
+from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.timeline import STATUS_LABELS, Timeline
+
+
+def status_toast(rental: Rental) -> tuple[str, str]:
+    """(message, severity) for a status change."""
+    number = rental.e164 or rental.number or rental.requested_number or rental.id
+    label = STATUS_LABELS.get(rental.status, "new status")
+    if rental.status in RentalStatus.FAILURES:
+        return f"{number}: {rental.status} — {label}", "error"
+    return f"{number}: {rental.status} — {label}", "information"
+
+
+def problem_line(event: PollFailed) -> str:
+    if event.offline:
+        return f"offline — retrying in {event.next_delay:g} s"
+    return f"{event.error.code} (HTTP {event.error.status}) — retrying in {event.next_delay:g} s"
+
+
+class RentalPolled(Message):
+    def __init__(self, update: RentalUpdate) -> None:
+        super().__init__()
+        self.update = update
+
+
+class PollTrouble(Message):
+    def __init__(self, failure: PollFailed) -> None:
+        super().__init__()
+        self.failure = failure
+
+
+class PollStopped(Message):
+    """Polling cannot go on (401, 403, 404): the user has to act."""
+
+    def __init__(self, error: errors.ApiError) -> None:
+        super().__init__()
+        self.error = error
+
+
+class RentalScreen(Screen[None]):
+    """A rental's fields and its timeline, kept live until the rental settles."""
+
+    DEFAULT_CSS = """
+    RentalScreen #rental-box { padding: 0 1; }
+    RentalScreen #rental-title { text-style: bold; padding: 1 0; }
+    RentalScreen #rental-fields { margin-bottom: 1; }
+    RentalScreen Timeline { border: round $primary 50%; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="rental.back", tooltip="Back to the list"),
+        Binding("r", "poll_now", "Refresh", id="rental.refresh", tooltip="Ask for the rental's progress now"),
+        Binding("c", "copy_number", "Copy number", id="rental.copy", tooltip="Copy the E.164 number"),
+    ]
+    # Tests swap this for a faster schedule.
+    schedule_factory: Callable[[], PollSchedule] = PollSchedule
+
+    def __init__(self, rental_id: str, *, rental: Rental | None = None) -> None:
+        super().__init__()
+        self.rental_id = rental_id
+        self.rental = rental
+        self.polling = False
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="rental-box"):
+            yield Static(f"Rental {self.rental_id}", id="rental-title")
+            yield Banner(id="rental-banner")
+            yield Static("", id="rental-fields")
+            yield Timeline(self.rental, id="timeline")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show(self.rental)
+        self.follow()
+
+    @property
+    def timeline(self) -> Timeline:
+        return self.query_one(Timeline)
+
+    def _show(self, rental: Rental | None) -> None:
+        if rental is None:
+            return
+        self.rental = rental
+        self.timeline.rental = rental
+        self.query_one("#rental-fields", Static).update(
+            "\n".join(
+                f"{name:<14}{value}"
+                for name, value in (
+                    ("Number", rental.e164 or rental.number or f"{rental.requested_number or '—'} (requested)"),
+                    ("Type", f"{rental.number_type} · {rental.country_iso} · {rental.city or '—'}"),
+                    ("Monthly rent", fmt.money(rental.monthly_rent_nanos, rental.currency)),
+                    ("Prepaid", fmt.money(rental.prepaid_nanos, rental.currency)),
+                    ("Created", fmt.when(rental.created_at)),
+                )
+            )
+        )
+
+    # --- polling ---
+
+    def follow(self) -> None:
+        self.polling = True
+        self._poll()
+
+    @work(exclusive=True, group="rental-poll", exit_on_error=False)
+    async def _poll(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        first = self.rental if self.rental is not None and self.rental.id == self.rental_id else None
+        try:
+            async for event in follow_rental(
+                lambda: client.get_rental(self.rental_id),
+                schedule=self.schedule_factory(),
+                first=first,
+            ):
+                if isinstance(event, PollFailed):
+                    self.post_message(PollTrouble(event))
+                else:
+                    self.post_message(RentalPolled(event))
+        except errors.ApiError as error:
+            self.post_message(PollStopped(error))
+        finally:
+            self.polling = False
+
+    @on(RentalPolled)
+    def _polled(self, message: RentalPolled) -> None:
+        update = message.update
+        self._show(update.rental)
+        self.timeline.connection = None
+        _set_connection(self.app, "online")
+        if update.status_changed:
+            announce(self.app, update.rental)
+
+    @on(PollTrouble)
+    def _trouble(self, message: PollTrouble) -> None:
+        self.timeline.connection = problem_line(message.failure)
+        if message.failure.offline:
+            _set_connection(self.app, "offline")
+
+    @on(PollStopped)
+    def _stopped(self, message: PollStopped) -> None:
+        self.timeline.connection = f"stopped: {message.error.code}"
+        self.query_one("#rental-banner", Banner).show(str(message.error), retry=self.follow)
+
+    def action_poll_now(self) -> None:
+        # Restarting the exclusive worker cancels the one sleeping and asks at once.
+        self.follow()
+
+    def action_copy_number(self) -> None:
+        number = self.rental.e164 or self.rental.number if self.rental else None
+        if not number:
+            self.notify("This rental has no number yet.", severity="warning")
+            return
+        self.app.copy_to_clipboard(number)
+        self.notify(f"Copied {number}.")
+
+
+def _set_connection(app: App[Any], state: str) -> None:
+    if hasattr(app, "connection"):
+        app.connection = state  # type: ignore[attr-defined]
+
+
+def announce(app: App[Any], rental: Rental) -> None:
+    """Bell and toast for a status change."""
+    message, severity = status_toast(rental)
+    app.bell()
+    app.notify(message, title="Rental status", severity=severity, timeout=8)  # type: ignore[arg-type]
+
+
+# --- remembered rentals: followed in the background from the console's start ---
+
+
+def resume_remembered(app: App[Any]) -> None:
+    """Follow every rental this profile created that has not settled; announce each change.
+
+    Call once the app's client is open (the end of on_mount). Ids come from ``app.local_index``.
+    """
+    index = getattr(app, "local_index", None)
+    if index is None:
+        return
+    try:
+        ids = index.ids("rentals")
+    except Exception:  # noqa: BLE001 - a broken index must not stop the console
+        return
+    if ids:
+        app.run_worker(_follow_all(app, ids), group="rental-resume", exclusive=True, exit_on_error=False)
+
+
+async def _follow_all(app: App[Any], ids: list[str]) -> None:
+    await asyncio.gather(*(_follow_one(app, rental_id) for rental_id in ids))
+
+
+async def _follow_one(app: App[Any], rental_id: str) -> None:
+    client = app.client  # type: ignore[attr-defined]
+    try:
+        async for event in follow_rental(
+            lambda: client.get_rental(rental_id), schedule=RentalScreen.schedule_factory()
+        ):
+            if isinstance(event, RentalUpdate) and event.status_changed:
+                # The rental's own screen announces changes itself while it is open.
+                screen = app.screen
+                if not (isinstance(screen, RentalScreen) and screen.rental_id == rental_id):
+                    announce(app, event.rental)
+    except errors.ApiError:
+        return  # gone or no longer ours: nothing to follow
+
+
+__all__ = ["RentalScreen", "announce", "resume_remembered", "status_toast"]

@@ -1,0 +1,121 @@
+"""The wizard's two small dialogs: a yes/no confirm and the document file picker."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, DirectoryTree, Input, Static
+
+DOCUMENT_SUFFIXES = frozenset({".pdf", ".jpg", ".jpeg", ".png"})
+
+
+class Confirm(ModalScreen[bool]):
+    """Ask one question; dismiss(True) only on the explicit yes button."""
+
+    DEFAULT_CSS = """
+    Confirm { align: center middle; }
+    Confirm > Vertical {
+        width: 72; height: auto; padding: 1 2;
+        border: thick $warning; background: $surface;
+    }
+    Confirm #confirm-text { margin-bottom: 1; }
+    Confirm Horizontal { height: auto; align-horizontal: right; }
+    Confirm Button { margin-left: 2; }
+    """
+    BINDINGS = [
+        Binding("escape", "no", "Cancel", id="confirm.cancel", tooltip="Close without doing it"),
+    ]
+
+    def __init__(self, question: str, *, yes: str, no: str = "Cancel") -> None:
+        super().__init__()
+        self.question = question
+        self.yes_label = yes
+        self.no_label = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.question, id="confirm-text")
+            with Horizontal():
+                yield Button(self.no_label, id="confirm-no")
+                yield Button(self.yes_label, id="confirm-yes", variant="warning")
+
+    def on_mount(self) -> None:
+        # The safe answer has the focus: Enter alone never charges a wallet.
+        self.query_one("#confirm-no", Button).focus()
+
+    @on(Button.Pressed, "#confirm-yes")
+    def _yes(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#confirm-no")
+    def action_no(self) -> None:
+        self.dismiss(False)
+
+
+class DocumentTree(DirectoryTree):
+    """A directory tree that shows folders and only the file types the carrier accepts."""
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [
+            path
+            for path in paths
+            if not path.name.startswith(".")
+            and (path.is_dir() or path.suffix.lower() in DOCUMENT_SUFFIXES)
+        ]
+
+
+class FilePicker(ModalScreen[Path | None]):
+    """Pick a PDF, JPEG or PNG file: browse the tree, or type a folder to start from."""
+
+    DEFAULT_CSS = """
+    FilePicker { align: center middle; }
+    FilePicker > Vertical {
+        width: 90%; height: 80%; padding: 0 1;
+        border: thick $accent; background: $surface;
+    }
+    FilePicker #picker-title { text-style: bold; padding: 1 0 0 0; }
+    FilePicker #picker-root { margin: 1 0; }
+    FilePicker DocumentTree { height: 1fr; }
+    FilePicker #picker-hint { color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="picker.cancel", tooltip="Close without picking a file"),
+    ]
+
+    def __init__(self, start: Path) -> None:
+        super().__init__()
+        self.start = start if start.is_dir() else Path.cwd()
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Choose a document (PDF, JPEG or PNG, at most 5 MB)", id="picker-title")
+            yield Input(str(self.start), id="picker-root", placeholder="folder to browse")
+            yield DocumentTree(self.start, id="picker-tree")
+            yield Static("Enter on a file picks it · Esc cancels", id="picker-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(DocumentTree).focus()
+
+    @on(Input.Submitted, "#picker-root")
+    def _new_root(self, event: Input.Submitted) -> None:
+        root = Path(event.value).expanduser()
+        if root.is_dir():
+            tree = self.query_one(DocumentTree)
+            tree.path = root
+            tree.focus()
+        else:
+            self.notify(f"Folder: {root} is not a folder", severity="error")
+
+    @on(DirectoryTree.FileSelected)
+    def _picked(self, event: DirectoryTree.FileSelected) -> None:
+        event.stop()
+        self.dismiss(Path(event.path))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

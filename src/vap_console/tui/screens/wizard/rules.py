@@ -1,0 +1,133 @@
+"""The wizard's field rules and where a server error lands: no widgets here, so they test alone.
+
+Each rule is a ``textual.validation.Validator`` so an Input checks it as the user types, and the
+wizard runs the same validators again before it moves on or sends anything.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from textual.validation import ValidationResult, Validator
+
+from vap_console.api.errors import FieldError
+
+STEPS = ("number", "requirements", "enduser", "documents", "review", "submit")
+STEP_TITLES = {
+    "number": "Number",
+    "requirements": "Requirements",
+    "enduser": "End user",
+    "documents": "Documents",
+    "review": "Review",
+    "submit": "Submit",
+}
+
+END_USER_FIELDS = (
+    ("name", "Legal name", True),
+    ("email", "Email", False),
+    ("address_line1", "Address line 1", False),
+    ("address_line2", "Address line 2", False),
+    ("city", "City", False),
+    ("state", "State", False),
+    ("postal_code", "Postal code", False),
+    ("country", "Country", False),
+    ("registration_number", "Registration number", False),
+)
+
+_NUMBER_PUNCTUATION = re.compile(r"[\s().-]")
+_NUMBER_RE = re.compile(r"^\+?[0-9]{4,15}$")
+_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]{2,}$")
+_COUNTRY_RE = re.compile(r"^[A-Za-z]{2}$")
+
+
+def normalise_number(typed: str) -> str:
+    """``+91 80 4567-0001`` → ``+918045670001``: spaces, dots, dashes and brackets go."""
+    return _NUMBER_PUNCTUATION.sub("", typed.strip())
+
+
+def same_number(a: str | None, b: str | None) -> bool:
+    """Bare digits and E.164 of one number are the same number."""
+    if not a or not b:
+        return False
+    return normalise_number(a).lstrip("+") == normalise_number(b).lstrip("+")
+
+
+class PhoneNumber(Validator):
+    def validate(self, value: str) -> ValidationResult:
+        number = normalise_number(value)
+        if not number:
+            return self.failure("Number: required — pick one from the search or type it")
+        if not _NUMBER_RE.match(number):
+            return self.failure("Number: bare digits or E.164 (+ then 4 to 15 digits)")
+        return self.success()
+
+
+class Required(Validator):
+    def __init__(self, label: str) -> None:
+        super().__init__()
+        self.label = label
+
+    def validate(self, value: str) -> ValidationResult:
+        if not value.strip():
+            return self.failure(f"{self.label}: required")
+        return self.success()
+
+
+class Email(Validator):
+    def validate(self, value: str) -> ValidationResult:
+        if value.strip() and not _EMAIL_RE.match(value.strip()):
+            return self.failure("Email: must look like name@example.com")
+        return self.success()
+
+
+class CountryCode(Validator):
+    """ISO 3166 alpha-2, as the search and requirements take it."""
+
+    def validate(self, value: str) -> ValidationResult:
+        if not _COUNTRY_RE.match(value.strip()):
+            return self.failure("Country: two letters (ISO 3166), for example IN")
+        return self.success()
+
+
+@dataclass(frozen=True)
+class Landing:
+    """Where a failing field lives in the wizard: its step and the id of its input (if any)."""
+
+    step: str
+    input_id: str | None
+    message: str
+
+
+_END_USER_KEYS = {key for key, _, _ in END_USER_FIELDS}
+_DOC_RE = re.compile(r"^(?:documents|files)\[(\d+)\](?:\.(dataFields)\.(\w+)|\.(\w+))?")
+
+
+def landing_for(error: FieldError) -> Landing:
+    """Map a 422 detail (``body.endUser.email``, ``body.documents[1].dataFields.pan``…) to a step."""
+    field = error.field
+    message = error.message
+    if field.startswith("requestedNumber") or field.startswith("searchFilters"):
+        return Landing("number", "number", message)
+    if field.startswith("endUser"):
+        key = field.removeprefix("endUser").lstrip(".")
+        return Landing("enduser", f"eu-{key}" if key in _END_USER_KEYS else "eu-name", message)
+    match = _DOC_RE.match(field)
+    if match:
+        index = int(match.group(1))
+        if match.group(2):
+            return Landing("documents", f"doc-{index}-field-{match.group(3)}", message)
+        return Landing("documents", f"doc-{index}-path", message)
+    return Landing("review", None, message)
+
+
+def first_step(landings: list[Landing]) -> str:
+    return min((landing.step for landing in landings), key=STEPS.index, default="review")
+
+
+def human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.2f} MB"

@@ -1,0 +1,1073 @@
+"""The KYC rental wizard: number → requirements → end user → documents → review → submit.
+
+One modal screen holds every step in a ContentSwitcher, so what the user typed stays in its
+widgets however they move between steps and whatever the server answers. Network calls run in
+exclusive workers and come back as typed messages. A submission keeps one Idempotency-Key for as
+long as the application is unchanged, so a retry after a 502, a 429 or a lost answer can never
+rent (or charge) twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import (
+    Button,
+    ContentSwitcher,
+    DataTable,
+    Input,
+    Label,
+    ProgressBar,
+    Select,
+    Static,
+)
+
+from vap_console.api import errors
+from vap_console.api.client import new_idempotency_key
+from vap_console.api.models import (
+    AvailableNumber,
+    DocumentType,
+    EndUser,
+    NumberType,
+    Rental,
+    RentalRequirements,
+    SearchFilters,
+)
+from vap_console.api.rental import (
+    RentalApplication,
+    RentalDocument,
+    RentalValidationError,
+    detect_file_type,
+)
+from vap_console.tui.format import money
+from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
+from vap_console.tui.screens.wizard.rules import (
+    END_USER_FIELDS,
+    STEP_TITLES,
+    STEPS,
+    CountryCode,
+    Email,
+    Landing,
+    PhoneNumber,
+    Required,
+    first_step,
+    human_size,
+    landing_for,
+    normalise_number,
+    same_number,
+)
+from vap_console.tui.widgets.banner import Banner
+
+# How far back a rental may have been created and still be "the one we just sent" when an
+# answer was lost: covers a slow upload plus clock skew between us and the server.
+OUTCOME_WINDOW = timedelta(minutes=10)
+
+
+# --- messages from the workers ---
+
+
+class SearchDone(Message):
+    def __init__(self, numbers: list[AvailableNumber], filters: SearchFilters) -> None:
+        super().__init__()
+        self.numbers = numbers
+        self.filters = filters
+
+
+class SearchFailed(Message):
+    def __init__(self, error: errors.ApiError) -> None:
+        super().__init__()
+        self.error = error
+
+
+class RequirementsLoaded(Message):
+    def __init__(self, requirements: RentalRequirements | None, asked: tuple[str, str]) -> None:
+        super().__init__()
+        self.requirements = requirements  # None: the server does not offer the extension
+        self.asked = asked
+
+
+class RequirementsFailed(Message):
+    def __init__(self, error: errors.ApiError) -> None:
+        super().__init__()
+        self.error = error
+
+
+class Submitted(Message):
+    def __init__(self, rental: Rental, *, recovered: bool = False) -> None:
+        super().__init__()
+        self.rental = rental
+        self.recovered = recovered
+
+
+class SubmitFailed(Message):
+    def __init__(self, error: errors.ApiError | RentalValidationError) -> None:
+        super().__init__()
+        self.error = error
+
+
+class OutcomeChecked(Message):
+    """The result of looking for a rental after a lost answer: None when none was found."""
+
+    def __init__(self, rental: Rental | None, error: errors.ApiError | None = None) -> None:
+        super().__init__()
+        self.rental = rental
+        self.error = error
+
+
+# --- pieces of the form ---
+
+
+def field(label: str, input_id: str, *, validators: list | None = None, placeholder: str = "",
+          value: str = "") -> ComposeResult:
+    yield Label(label, classes="field-label")
+    yield Input(value, id=input_id, placeholder=placeholder, validators=validators or [],
+                validate_on=["changed", "submitted"])
+    yield Static("", id=f"{input_id}-error", classes="field-error")
+
+
+class DocumentEntry(Vertical):
+    """One required document: its data fields and its file, checked as soon as it is chosen."""
+
+    DEFAULT_CSS = """
+    DocumentEntry { height: auto; border: round $primary 50%; padding: 0 1; margin-bottom: 1; }
+    DocumentEntry .doc-title { text-style: bold; }
+    DocumentEntry .doc-description { color: $text-muted; }
+    DocumentEntry Horizontal { height: auto; }
+    DocumentEntry Horizontal Input { width: 1fr; }
+    DocumentEntry .doc-file { height: auto; }
+    DocumentEntry .doc-file.-ok { color: $success; }
+    DocumentEntry .doc-file.-bad { color: $error; }
+    """
+
+    def __init__(self, index: int, doc_type: DocumentType | None) -> None:
+        super().__init__(id=f"doc-{index}")
+        self.index = index
+        self.doc_type = doc_type
+
+    @property
+    def type_id(self) -> str:
+        if self.doc_type is not None:
+            return self.doc_type.id
+        return self.query_one(f"#doc-{self.index}-type", Input).value.strip()
+
+    def compose(self) -> ComposeResult:
+        prefix = f"doc-{self.index}"
+        if self.doc_type is None:
+            yield Static("Document", classes="doc-title")
+            yield Static("This server does not list its required documents: type the document "
+                         "type id your carrier asks for.", classes="doc-description")
+            yield from field("Document type id", f"{prefix}-type",
+                             validators=[Required("Document type id")])
+        else:
+            yield Static(self.doc_type.label, classes="doc-title")
+            if self.doc_type.description:
+                yield Static(self.doc_type.description, classes="doc-description")
+            for data_field in self.doc_type.data_fields:
+                label = data_field.label + ("" if data_field.required else " (optional)")
+                validators = [Required(data_field.label)] if data_field.required else []
+                yield from field(label, f"{prefix}-field-{data_field.key}", validators=validators,
+                                 placeholder=data_field.description or "")
+        yield Label("File (PDF, JPEG or PNG, at most 5 MB)", classes="field-label")
+        with Horizontal():
+            yield Input(id=f"{prefix}-path", placeholder="path to the file, or Browse…")
+            yield Button("Browse…", id=f"{prefix}-browse", classes="doc-browse")
+        yield Static("", id=f"{prefix}-path-error", classes="doc-file")
+
+    def data_fields(self) -> dict[str, str]:
+        if self.doc_type is None:
+            return {}
+        values = {}
+        for data_field in self.doc_type.data_fields:
+            value = self.query_one(f"#doc-{self.index}-field-{data_field.key}", Input).value.strip()
+            if value:
+                values[data_field.key] = value
+        return values
+
+    @property
+    def path_text(self) -> str:
+        return self.query_one(f"#doc-{self.index}-path", Input).value.strip()
+
+    def show_file(self, problems: list[str]) -> bool:
+        """Show the file's size and type beside it, or what is wrong with it; True when fine."""
+        status = self.query_one(f"#doc-{self.index}-path-error", Static)
+        path_input = self.query_one(f"#doc-{self.index}-path", Input)
+        text = self.path_text
+        if not text:
+            status.update("")
+            status.set_classes("doc-file")
+            return False
+        if problems:
+            status.update("✖ " + "; ".join(problems))
+            status.set_classes("doc-file -bad")
+            path_input.add_class("-invalid")
+            return False
+        path = Path(text).expanduser()
+        kind = detect_file_type(path)
+        status.update(f"✔ {path.name} · {human_size(path.stat().st_size)} · {kind}")
+        status.set_classes("doc-file -ok")
+        path_input.remove_class("-invalid")
+        return True
+
+
+class StepIndicator(Static):
+    DEFAULT_CSS = """
+    StepIndicator { height: 1; margin-bottom: 1; }
+    """
+
+    def show(self, current: str, skipped: set[str]) -> None:
+        parts: list[Content | str] = []
+        reached = True
+        for number, step in enumerate(STEPS, start=1):
+            if step == current:
+                style, reached = "bold reverse $accent", False
+            elif step in skipped:
+                style = "strike $text-muted"
+            elif reached:
+                style = "$success"
+            else:
+                style = "$text-muted"
+            if parts:
+                parts.append(Content.styled(" › ", "$text-muted"))
+            parts.append(Content.styled(f" {number} {STEP_TITLES[step]} ", style))
+        self.update(Content.assemble(*parts))
+
+
+class RentalWizard(ModalScreen[Rental | None]):
+    """Rent a number. Dismisses with the created Rental (after opening its screen) or None."""
+
+    DEFAULT_CSS = """
+    RentalWizard { align: center middle; }
+    RentalWizard #wizard {
+        width: 110; max-width: 100%; height: 100%;
+        border: thick $accent; background: $surface; padding: 0 1;
+    }
+    RentalWizard #wizard-title { text-style: bold; padding: 1 0 0 0; }
+    RentalWizard ContentSwitcher { height: 1fr; }
+    RentalWizard ContentSwitcher > VerticalScroll { height: 1fr; }
+    RentalWizard .field-label { margin-top: 1; }
+    RentalWizard .field-error { color: $error; height: auto; }
+    RentalWizard .hint { color: $text-muted; }
+    RentalWizard #search-row { height: auto; }
+    RentalWizard #search-row > Vertical { width: 1fr; height: auto; padding-right: 1; }
+    RentalWizard #search-row Button { margin-top: 2; }
+    RentalWizard #results { height: auto; max-height: 9; margin-top: 1; }
+    RentalWizard #wizard-nav { height: auto; align-horizontal: right; padding: 1 0 0 0; }
+    RentalWizard #wizard-nav Button { margin-left: 2; }
+    RentalWizard #upload { margin: 1 0; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "leave", "Close", id="wizard.close",
+                tooltip="Leave the wizard (asks first when something is typed)"),
+        Binding("pagedown", "next", "Next", priority=True, id="wizard.next",
+                tooltip="Check this step and go to the next one"),
+        Binding("pageup", "back", "Back", priority=True, id="wizard.back",
+                tooltip="Go to the previous step; nothing typed is lost"),
+    ]
+
+    def __init__(self, *, country_iso: str = "IN", number_type: str = NumberType.LOCAL,
+                 start_dir: Path | None = None) -> None:
+        super().__init__()
+        self._country = country_iso
+        self._number_type = number_type
+        self._start_dir = start_dir
+        self.step = "number"
+        self._numbers: list[AvailableNumber] = []
+        self._selected: AvailableNumber | None = None
+        self._filters: SearchFilters | None = None
+        self._search_filters: SearchFilters | None = None
+        self.requirements: RentalRequirements | None = None
+        self._requirements_for: tuple[str, str] | None = None
+        self._requirements_missing = False  # the server has no requirements extension
+        self._blocked: str | None = None  # why renting cannot go on (ineligible, not configured)
+        self._idempotency: tuple[str, str] | None = None  # (fingerprint, key)
+        self._submitting = False
+        self._submitted_at: datetime | None = None
+        self._application: RentalApplication | None = None
+        self._countdown = 0
+        self._countdown_timer: Any = None
+        self._done = False
+
+    # --- layout ---
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="wizard"):
+            yield Static("Rent a number", id="wizard-title")
+            yield StepIndicator(id="steps")
+            yield Banner(id="wizard-banner")
+            with ContentSwitcher(initial="step-number"):
+                with VerticalScroll(id="step-number"):
+                    yield Static("Search the inventory, or type the number you want.", classes="hint")
+                    with Horizontal(id="search-row"):
+                        with Vertical():
+                            yield from field("Country", "country", validators=[CountryCode()],
+                                             value=self._country)
+                        with Vertical():
+                            yield Label("Type", classes="field-label")
+                            yield Select(
+                                [("local", NumberType.LOCAL), ("mobile", NumberType.MOBILE),
+                                 ("toll-free", NumberType.TOLL_FREE)],
+                                value=self._number_type, allow_blank=False, id="number-type",
+                            )
+                        with Vertical():
+                            yield from field("Digits it contains", "pattern", placeholder="e.g. 4567")
+                        with Vertical():
+                            yield from field("City", "city", placeholder="e.g. Bengaluru")
+                        yield Button("Search", id="search")
+                    yield Static("", id="search-status", classes="hint")
+                    yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+                    yield from field("Number to rent", "number", validators=[PhoneNumber()],
+                                     placeholder="bare digits or E.164, e.g. +918045670001")
+                with VerticalScroll(id="step-requirements"):
+                    yield Static("", id="requirements")
+                with VerticalScroll(id="step-enduser"):
+                    yield Static("The business renting the number, as on its KYC documents.", classes="hint")
+                    for key, label, required in END_USER_FIELDS:
+                        validators: list = []
+                        if required:
+                            validators.append(Required(label))
+                        if key == "email":
+                            validators.append(Email())
+                        yield from field(label + ("" if required else " (optional)"), f"eu-{key}",
+                                         validators=validators)
+                with VerticalScroll(id="step-documents"):
+                    yield Static("One file per document type; checked as soon as you choose it.",
+                                 classes="hint")
+                    yield Vertical(id="documents")
+                with VerticalScroll(id="step-review"):
+                    yield Static("", id="review")
+                with VerticalScroll(id="step-submit"):
+                    yield Static("", id="submit-status")
+                    yield ProgressBar(total=100, show_eta=False, id="upload")
+                    yield Static("", id="submit-detail", classes="hint")
+            with Horizontal(id="wizard-nav"):
+                yield Button("Cancel", id="wizard-cancel")
+                yield Button("Back", id="wizard-back")
+                yield Button("Next", id="wizard-next", variant="primary")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#results", DataTable)
+        table.add_columns("Number", "E.164", "City", "Monthly rent", "Setup fee")
+        table.display = False
+        self._show_step("number")
+        self.query_one("#pattern", Input).focus()
+
+    # --- helpers ---
+
+    @property
+    def banner(self) -> Banner:
+        return self.query_one("#wizard-banner", Banner)
+
+    def _now(self) -> datetime:
+        now = getattr(self.app, "now", None)
+        if callable(now):
+            return now()
+        from datetime import UTC
+
+        return datetime.now(UTC)
+
+    def _value(self, input_id: str) -> str:
+        return self.query_one(f"#{input_id}", Input).value
+
+    def sequence(self) -> list[str]:
+        if self.requirements is not None and self.requirements.verified_kyc:
+            return ["number", "requirements", "review", "submit"]
+        return list(STEPS)
+
+    @property
+    def documents(self) -> list[DocumentEntry]:
+        return list(self.query(DocumentEntry))
+
+    def is_dirty(self) -> bool:
+        """Anything typed or chosen that has not been sent."""
+        if self._done:
+            return False
+        for widget in self.query(Input):
+            if widget.id in ("country", "picker-root"):
+                continue
+            if widget.value.strip():
+                return True
+        return self._selected is not None
+
+    def _show_step(self, step: str) -> None:
+        self.step = step
+        self.query_one(ContentSwitcher).current = f"step-{step}"
+        skipped = set(STEPS) - set(self.sequence())
+        self.query_one(StepIndicator).show(step, skipped)
+        back = self.query_one("#wizard-back", Button)
+        nxt = self.query_one("#wizard-next", Button)
+        back.disabled = step == "number" or self._submitting
+        nxt.display = step != "submit"
+        nxt.label = "Rent…" if step == "review" else "Next"
+        nxt.variant = "warning" if step == "review" else "primary"
+        nxt.disabled = bool(self._blocked) and step in ("requirements", "review")
+        if step == "requirements":
+            self._ensure_requirements()
+        elif step == "review":
+            self._render_review()
+
+    def _field_error(self, input_id: str, message: str) -> None:
+        widget = self.query_one(f"#{input_id}")
+        if isinstance(widget, Input):
+            widget.add_class("-invalid")
+        errors_static = self.query(f"#{input_id}-error")
+        if errors_static:
+            errors_static.first(Static).update(message)
+
+    # --- inline validation ---
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        input_id = event.input.id or ""
+        if input_id.endswith("-path") and input_id.startswith("doc-"):
+            self._check_file(event.input.parent.parent)  # type: ignore[arg-type]
+            return
+        if input_id == "number" and self._selected is not None:
+            if not same_number(event.value, self._selected.number):
+                self._selected = None
+                self._filters = None
+        if event.validation_result is not None:
+            errors_static = self.query(f"#{input_id}-error")
+            if errors_static:
+                messages = event.validation_result.failure_descriptions
+                errors_static.first(Static).update("\n".join(messages))
+
+    def _check_file(self, entry: Widget) -> bool:
+        if not isinstance(entry, DocumentEntry):
+            return False
+        text = entry.path_text
+        if not text:
+            entry.show_file([])
+            return False
+        probe = RentalApplication(
+            requested_number="0000",
+            end_user=EndUser(name="-"),
+            documents=[RentalDocument(document_type_id="-", path=Path(text).expanduser())],
+        )
+        return entry.show_file([m for f, m in probe.problems() if f.startswith("documents[0]")])
+
+    def _check_inputs(self, container: Widget) -> bool:
+        """Run every input's validators again, show each failure beside it; True when all pass."""
+        fine = True
+        for widget in container.query(Input):
+            if not widget.validators:
+                continue
+            result = widget.validate(widget.value)
+            if result is not None and not result.is_valid:
+                fine = False
+                self._field_error(widget.id or "", "\n".join(result.failure_descriptions))
+        return fine
+
+    def _check_step(self, step: str) -> bool:
+        container = self.query_one(f"#step-{step}")
+        fine = self._check_inputs(container)
+        if step == "requirements":
+            if self._blocked:
+                return False
+            if self.requirements is None and not self._requirements_missing:
+                self.notify("The requirements are still loading.", severity="warning")
+                return False
+        if step == "documents":
+            for entry in self.documents:
+                if not entry.path_text:
+                    fine = False
+                    entry.show_file(["a file is required for this document"])
+                    entry.query_one(f"#doc-{entry.index}-path", Input).add_class("-invalid")
+                elif not self._check_file(entry):
+                    fine = False
+        return fine
+
+    # --- navigation ---
+
+    @on(Button.Pressed, "#wizard-next")
+    def action_next(self) -> None:
+        if self._submitting or self.step == "submit":
+            return
+        if not self._check_step(self.step):
+            self.app.bell()
+            return
+        if self.step == "review":
+            self._confirm_and_submit()
+            return
+        sequence = self.sequence()
+        self.banner.clear()
+        self._show_step(sequence[sequence.index(self.step) + 1])
+        self._focus_first_input()
+
+    @on(Button.Pressed, "#wizard-back")
+    def action_back(self) -> None:
+        if self._submitting or self.step == "number":
+            return
+        sequence = self.sequence()
+        index = sequence.index(self.step) if self.step in sequence else len(sequence) - 1
+        self._show_step(sequence[max(0, index - 1)])
+        self._focus_first_input()
+
+    def _focus_first_input(self) -> None:
+        inputs = self.query_one(f"#step-{self.step}").query(Input)
+        if inputs:
+            inputs.first().focus()
+        else:
+            self.query_one("#wizard-next", Button).focus()
+
+    @on(Input.Submitted)
+    def _submitted_field(self, event: Input.Submitted) -> None:
+        """Enter moves on: search from the search fields, next field, next step at the end."""
+        event.stop()
+        if event.input.id in ("pattern", "city"):
+            self._search()
+            return
+        self.focus_next()
+        if self.focused is not None and not isinstance(self.focused, Input):
+            self.query_one("#wizard-next", Button).focus()
+
+    @on(Button.Pressed, "#wizard-cancel")
+    def action_leave(self) -> None:
+        if self._submitting:
+            self.notify("The rental is being sent; wait for the answer before leaving.",
+                        severity="warning")
+            return
+        if not self.is_dirty():
+            self.dismiss(None)
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self._done = True
+                self.dismiss(None)
+
+        self.app.push_screen(
+            Confirm("Leave the wizard? What you typed has not been sent and will be lost.",
+                    yes="Leave and discard", no="Stay"),
+            answered,
+        )
+
+    # --- step 1: number ---
+
+    @on(Button.Pressed, "#search")
+    def _search_pressed(self) -> None:
+        self._search()
+
+    def _search(self) -> None:
+        country = self.query_one("#country", Input)
+        if not self._check_inputs(country.parent):  # type: ignore[arg-type]
+            return
+        filters = SearchFilters(
+            pattern=self._value("pattern").strip() or None,
+            city=self._value("city").strip() or None,
+        )
+        self.query_one("#search-status", Static).update("Searching…")
+        self._run_search(country.value.strip().upper(), self._number_type_value(), filters)
+
+    def _number_type_value(self) -> str:
+        value = self.query_one("#number-type", Select).value
+        return value if isinstance(value, str) else NumberType.LOCAL
+
+    @work(exclusive=True, group="wizard-search", exit_on_error=False)
+    async def _run_search(self, country: str, number_type: str, filters: SearchFilters) -> None:
+        try:
+            page = await self.app.client.search_numbers(  # type: ignore[attr-defined]
+                country, number_type, pattern=filters.pattern, city=filters.city
+            )
+        except errors.ApiError as error:
+            self.post_message(SearchFailed(error))
+            return
+        self.post_message(SearchDone(page.items, filters))
+
+    @on(SearchDone)
+    def _search_done(self, message: SearchDone) -> None:
+        self._numbers = message.numbers
+        self._search_filters = message.filters
+        table = self.query_one("#results", DataTable)
+        table.clear()
+        for number in message.numbers:
+            table.add_row(
+                number.number, number.e164, number.city or "—",
+                money(number.monthly_rent_nanos, number.currency),
+                money(number.setup_nanos, number.currency),
+                key=number.number,
+            )
+        table.display = bool(message.numbers)
+        status = self.query_one("#search-status", Static)
+        if message.numbers:
+            status.update(f"{len(message.numbers)} numbers found — Enter on one picks it.")
+            table.focus()
+        else:
+            status.update("No numbers match; loosen the filters or type a number below.")
+
+    @on(SearchFailed)
+    def _search_failed(self, message: SearchFailed) -> None:
+        status = self.query_one("#search-status", Static)
+        if isinstance(message.error, errors.NotSupported):
+            status.update("This server does not offer number search: type the number below.")
+            self.query_one("#number", Input).focus()
+        else:
+            status.update("")
+            self.banner.show(str(message.error), retry=self._search)
+
+    @on(DataTable.RowSelected, "#results")
+    def _picked(self, event: DataTable.RowSelected) -> None:
+        chosen = next((n for n in self._numbers if n.number == event.row_key.value), None)
+        if chosen is None:
+            return
+        number_input = self.query_one("#number", Input)
+        number_input.value = chosen.number
+        self._selected = chosen
+        self._filters = self._search_filters
+        country = self.query_one("#country", Input)
+        country.value = chosen.country_iso
+        number_input.focus()
+
+    # --- step 2: requirements ---
+
+    def _asked(self) -> tuple[str, str]:
+        if self._selected is not None:
+            return self._selected.country_iso, self._selected.number_type
+        return self._value("country").strip().upper(), self._number_type_value()
+
+    def _ensure_requirements(self) -> None:
+        asked = self._asked()
+        if self._requirements_for == asked and (self.requirements or self._requirements_missing):
+            self._render_requirements()
+            return
+        self.query_one("#requirements", Static).update("Loading the requirements…")
+        self._load_requirements(asked)
+
+    def retry_requirements(self) -> None:
+        self._requirements_for = None
+        self._ensure_requirements()
+
+    @work(exclusive=True, group="wizard-requirements", exit_on_error=False)
+    async def _load_requirements(self, asked: tuple[str, str]) -> None:
+        try:
+            requirements = await self.app.client.rental_requirements(*asked)  # type: ignore[attr-defined]
+        except errors.NotSupported:
+            self.post_message(RequirementsLoaded(None, asked))
+            return
+        except errors.ApiError as error:
+            self.post_message(RequirementsFailed(error))
+            return
+        self.post_message(RequirementsLoaded(requirements, asked))
+
+    @on(RequirementsLoaded)
+    def _requirements_loaded(self, message: RequirementsLoaded) -> None:
+        self._requirements_for = message.asked
+        self.requirements = message.requirements
+        self._requirements_missing = message.requirements is None
+        requirements = message.requirements
+        if requirements is not None and not requirements.eligibility.eligible:
+            self._blocked = "ineligible"
+        elif self._blocked == "ineligible":
+            self._blocked = None
+        types = requirements.document_types if requirements is not None else [None]
+        if requirements is not None and requirements.verified_kyc:
+            types = []
+        self._rebuild_documents(types)
+        self._render_requirements()
+        if self.step == "requirements":
+            self._show_step("requirements")
+
+    @on(RequirementsFailed)
+    def _requirements_failed(self, message: RequirementsFailed) -> None:
+        self.query_one("#requirements", Static).update("The requirements could not be loaded.")
+        self.banner.show(str(message.error), retry=self.retry_requirements)
+
+    def _rebuild_documents(self, types: list[DocumentType | None]) -> None:
+        current = [entry.doc_type.id if entry.doc_type else None for entry in self.documents]
+        wanted = [t.id if t else None for t in types]
+        if current == wanted:
+            return
+        # Keep what was typed for a document type that is still asked for.
+        kept: dict[str | None, dict[str, str]] = {}
+        for entry in self.documents:
+            key = entry.doc_type.id if entry.doc_type else None
+            kept[key] = {w.id.split("-", 2)[2]: w.value for w in entry.query(Input) if w.id}
+        box = self.query_one("#documents", Vertical)
+        box.remove_children()
+        entries = [DocumentEntry(index, doc_type) for index, doc_type in enumerate(types)]
+        box.mount_all(entries)
+
+        def restore() -> None:
+            for entry in entries:
+                key = entry.doc_type.id if entry.doc_type else None
+                for suffix, value in kept.get(key, {}).items():
+                    found = entry.query(f"#doc-{entry.index}-{suffix}")
+                    if found:
+                        found.first(Input).value = value
+
+        self.call_after_refresh(restore)
+
+    def _costs(self) -> tuple[int | None, int | None, str | None]:
+        source: Any = self._selected if self._selected is not None else self.requirements
+        if source is None:
+            return None, None, None
+        currency = source.currency or (self.requirements.currency if self.requirements else None)
+        return source.monthly_rent_nanos, source.setup_nanos, currency
+
+    def charge_text(self) -> str:
+        rent, setup, currency = self._costs()
+        if rent is None and setup is None:
+            return "the first month's rent (the amount is not known in advance on this server)"
+        total = (rent or 0) + (setup or 0)
+        parts = [f"first month's rent {money(rent, currency)}"]
+        if setup:
+            parts.append(f"setup fee {money(setup, currency)}")
+        return f"{money(total, currency)} ({' + '.join(parts)})"
+
+    def _render_requirements(self) -> None:
+        country, number_type = self._requirements_for or self._asked()
+        lines = [Content.from_markup("[b]Country[/] $c · [b]type[/] $t", c=country, t=number_type), Content("")]
+        requirements = self.requirements
+        if requirements is None:
+            lines.append(Content.from_markup(
+                "[$warning]This server does not describe its rental requirements.[/] "
+                "You will name the document type and attach its file in the next steps."))
+        else:
+            if requirements.eligibility.eligible:
+                lines.append(Content.from_markup("[$success]✔ This account can rent numbers.[/]"))
+            else:
+                reason = requirements.eligibility.reason or "no reason given"
+                lines.append(Content.from_markup(
+                    "[b $error]✖ This account cannot rent numbers:[/] $reason", reason=reason))
+                lines.append(Content("Nothing can be sent until the account is eligible."))
+            if requirements.verified_kyc:
+                lines.append(Content.from_markup(
+                    "[$success]✔ KYC already verified:[/] no documents are needed; "
+                    "the next step is the review."))
+            elif requirements.document_types:
+                lines.append(Content.from_markup("[b]Documents the carrier needs:[/]"))
+                for doc_type in requirements.document_types:
+                    fields = ", ".join(f.label for f in doc_type.data_fields) or "no extra fields"
+                    lines.append(Content(f"  • {doc_type.label} — {fields}"))
+        lines.append(Content(""))
+        lines.append(Content(f"Charged to the wallet when you submit: {self.charge_text()}"))
+        self.query_one("#requirements", Static).update(Content("\n").join(lines))
+
+    # --- step 5: review ---
+
+    def build_application(self) -> RentalApplication:
+        number = normalise_number(self._value("number"))
+        if self.requirements is not None and self.requirements.verified_kyc:
+            return RentalApplication(requested_number=number, search_filters=self._filters)
+        values = {key: self._value(f"eu-{key}").strip() for key, _, _ in END_USER_FIELDS}
+        end_user = EndUser(**{k: v for k, v in values.items() if v or k == "name"})
+        documents = [
+            RentalDocument(
+                document_type_id=entry.type_id,
+                data_fields=entry.data_fields(),
+                path=Path(entry.path_text).expanduser() if entry.path_text else None,
+            )
+            for entry in self.documents
+        ]
+        return RentalApplication(requested_number=number, search_filters=self._filters,
+                                 end_user=end_user, documents=documents)
+
+    def _render_review(self) -> None:
+        application = self.build_application()
+        lines: list[Content] = [Content.from_markup("[b]Number[/]  $n", n=application.requested_number)]
+        if application.search_filters is not None and application.sends_documents:
+            filters = application.search_filters
+            lines.append(Content(f"  found with pattern {filters.pattern or '—'}, city {filters.city or '—'}"))
+        if not application.sends_documents:
+            lines.append(Content("  KYC already verified: only the number is sent (plain JSON)."))
+        else:
+            lines.append(Content(""))
+            lines.append(Content.from_markup("[b]End user[/]"))
+            assert application.end_user is not None
+            for key, label, _ in END_USER_FIELDS:
+                value = getattr(application.end_user, key)
+                if value:
+                    lines.append(Content(f"  {label:<22}{value}"))
+            lines.append(Content(""))
+            lines.append(Content.from_markup("[b]Documents[/]"))
+            for entry, document in zip(self.documents, application.documents):
+                title = entry.doc_type.label if entry.doc_type else document.document_type_id
+                lines.append(Content(f"  {title} ({document.document_type_id})"))
+                for key, value in document.data_fields.items():
+                    lines.append(Content(f"    {key}: {value}"))
+                if document.path is not None and document.path.is_file():
+                    kind = detect_file_type(document.path) or "unknown type"
+                    size = human_size(document.path.stat().st_size)
+                    lines.append(Content(f"    file {document.path.name} · {size} · {kind}"))
+        lines.append(Content(""))
+        lines.append(Content.from_markup("[b $warning]Charged to the wallet now:[/] $c", c=self.charge_text()))
+        rent, _, currency = self._costs()
+        if rent is not None:
+            lines.append(Content(f"  then {money(rent, currency)} every month while the number is kept"))
+        lines.append(Content(""))
+        lines.append(Content("Rent… asks once more before anything is sent or charged.", ))
+        self.query_one("#review", Static).update(Content("\n").join(lines))
+
+    # --- step 6: submit ---
+
+    def _confirm_and_submit(self) -> None:
+        application = self.build_application()
+        problems = application.problems()
+        if problems:
+            self._land(RentalValidationError(problems))
+            return
+
+        def answered(go: bool | None) -> None:
+            if go:
+                self.submit(application)
+
+        self.app.push_screen(
+            Confirm(
+                f"Rent {application.requested_number}?\n\nThis charges {self.charge_text()} "
+                "to your wallet now.",
+                yes="Charge the wallet and rent",
+            ),
+            answered,
+        )
+
+    def _key_for(self, application: RentalApplication) -> str:
+        """The same key while the application is unchanged; a new one once anything changed."""
+        files = [
+            (str(d.path), d.path.stat().st_size if d.path and d.path.exists() else None)
+            for d in application.documents
+        ]
+        mark = hashlib.sha256(json.dumps([application.payload(), files], sort_keys=True,
+                                         default=str).encode()).hexdigest()
+        if self._idempotency is None or self._idempotency[0] != mark:
+            self._idempotency = (mark, new_idempotency_key())
+        return self._idempotency[1]
+
+    @property
+    def idempotency_key(self) -> str | None:
+        return self._idempotency[1] if self._idempotency else None
+
+    def submit(self, application: RentalApplication | None = None) -> None:
+        application = application or self.build_application()
+        self._application = application
+        self._stop_countdown()
+        key = self._key_for(application)
+        self._submitting = True
+        self._submitted_at = self._now()
+        self.banner.clear()
+        self._show_step("submit")
+        self.query_one("#submit-status", Static).update(
+            f"Sending the rental of {application.requested_number}…")
+        self.query_one("#submit-detail", Static).update("")
+        bar = self.query_one("#upload", ProgressBar)
+        bar.update(total=100, progress=0)
+        self._send(application, key)
+
+    def _progress(self, sent: int, total: int) -> None:
+        bar = self.query_one("#upload", ProgressBar)
+        bar.update(total=max(total, 1), progress=sent)
+        self.query_one("#submit-detail", Static).update(
+            f"Uploaded {human_size(sent)} of {human_size(total)}")
+
+    @work(exclusive=True, group="wizard-submit", exit_on_error=False)
+    async def _send(self, application: RentalApplication, key: str) -> None:
+        try:
+            rental = await self.app.client.rent_number(  # type: ignore[attr-defined]
+                application, idempotency_key=key, on_progress=self._progress
+            )
+        except (errors.ApiError, RentalValidationError) as error:
+            self.post_message(SubmitFailed(error))
+            return
+        except OSError as error:  # a file vanished or shrank mid-upload
+            self.post_message(SubmitFailed(RentalValidationError([("documents", str(error))])))
+            return
+        self.post_message(Submitted(rental))
+
+    @on(Submitted)
+    def _submitted(self, message: Submitted) -> None:
+        self._submitting = False
+        self._done = True
+        rental = message.rental
+        index = getattr(self.app, "local_index", None)
+        if index is not None:
+            try:
+                index.add("rentals", rental.id)
+            except Exception as exc:  # noqa: BLE001 - remembering must not undo a rental
+                self.notify(f"The rental was created but could not be remembered: {exc}",
+                            severity="warning")
+        note = "The rental had been created after all." if message.recovered else "Rental created."
+        self.notify(f"{note} Following its progress.", title=rental.status)
+        from vap_console.tui.screens.rental import RentalScreen
+
+        self.dismiss(rental)
+        self.app.push_screen(RentalScreen(rental.id, rental=rental))
+
+    @on(SubmitFailed)
+    def _submit_failed(self, message: SubmitFailed) -> None:
+        self._submitting = False
+        error = message.error
+        if isinstance(error, errors.OutcomeUnknown):
+            self._submitting = True
+            self.query_one("#submit-status", Static).update(
+                "No answer came back: the rental may exist. Checking before anything is sent again…")
+            self._check_outcome()
+            return
+        if isinstance(error, errors.RateLimited):
+            self._start_countdown(error)
+            return
+        self._land(error)
+
+    def _land(self, error: errors.ApiError | RentalValidationError) -> None:
+        """Show a failure on the step it concerns; the form keeps every value."""
+        if isinstance(error, RentalValidationError):
+            landings = [landing_for(errors.FieldError(f"body.{f}", m)) for f, m in error.problems]
+            self._mark(landings)
+            self.banner.show("Fix the marked fields: " + str(error))
+            return
+        if isinstance(error, errors.InvalidRequest) and error.details:
+            self._mark([landing_for(detail) for detail in error.details])
+            self.banner.show(str(error))
+            return
+        if isinstance(error, errors.DocumentInvalid):
+            self._mark_documents(error)
+            self._show_step("documents")
+            self.banner.show(str(error))
+            return
+        if isinstance(error, errors.AccountIneligible):
+            self._blocked = "ineligible"
+            self._show_step("requirements")
+            reason = self.requirements.eligibility.reason if self.requirements else None
+            self.banner.show(str(error) + (f" Reason: {reason}" if reason else ""))
+            return
+        if isinstance(error, errors.NotConfigured):
+            self._blocked = "not_configured"
+            self._show_step("review")
+            self.banner.show("Rentals are unavailable on this deployment (HTTP 503, "
+                             "telephony_not_configured). Nothing was charged.")
+            return
+        self._show_step("review")
+        if isinstance(error, errors.AutopayRequired):
+            self.banner.show(
+                f"{error} Auto-pay lets the platform top the wallet up for the rent; set a mandate "
+                "in the dashboard, then press Retry. Everything you typed is kept.",
+                retry=self.submit,
+            )
+            return
+        if isinstance(error, (errors.CarrierError, errors.ServerError, errors.ConnectionFailed)):
+            self.banner.show(
+                f"{error} Retry sends the same application with the same Idempotency-Key, "
+                "so it cannot rent twice.",
+                retry=self.submit,
+            )
+            return
+        self.banner.show(str(error), retry=self.submit)
+
+    def _mark(self, landings: list[Landing]) -> None:
+        for landing in landings:
+            if landing.input_id and self.query(f"#{landing.input_id}"):
+                if landing.input_id.endswith("-path"):
+                    entry = self.query_one(f"#{landing.input_id}").parent.parent  # type: ignore[union-attr]
+                    if isinstance(entry, DocumentEntry):
+                        entry.show_file([landing.message])
+                else:
+                    self._field_error(landing.input_id, landing.message)
+        self._show_step(first_step(landings))
+
+    def _mark_documents(self, error: errors.DocumentInvalid) -> None:
+        if error.details:
+            self._mark([landing_for(detail) for detail in error.details])
+            return
+        named = [e for e in self.documents if e.path_text and Path(e.path_text).name in error.message]
+        for entry in named or self.documents:
+            entry.show_file([error.message or error.default_message()])
+
+    # --- 429: wait Retry-After, then send again with the same key ---
+
+    def _start_countdown(self, error: errors.RateLimited) -> None:
+        self._submitting = True
+        self._countdown = max(1, int(round(error.retry_after or 1)))
+        self._tick_countdown()
+        self._countdown_timer = self.set_interval(1, self._tick_countdown)
+
+    def _tick_countdown(self) -> None:
+        if self._countdown <= 0:
+            self._stop_countdown()
+            self.submit(self._application)
+            return
+        self.query_one("#submit-status", Static).update(
+            f"The key's request budget is spent (HTTP 429, rate_limited). "
+            f"Sending again in {self._countdown} s with the same Idempotency-Key…")
+        self._countdown -= 1
+
+    def _stop_countdown(self) -> None:
+        if self._countdown_timer is not None:
+            self._countdown_timer.stop()
+            self._countdown_timer = None
+
+    # --- lost answers: look before sending again ---
+
+    @work(exclusive=True, group="wizard-outcome", exit_on_error=False)
+    async def _check_outcome(self) -> None:
+        assert self._application is not None
+        number = self._application.requested_number
+        since = (self._submitted_at or self._now()) - OUTCOME_WINDOW
+        client = self.app.client  # type: ignore[attr-defined]
+        try:
+            try:
+                candidates = (await client.list_rentals()).items
+            except errors.NotSupported:
+                index = getattr(self.app, "local_index", None)
+                ids = index.ids("rentals") if index is not None else []
+                candidates = [await client.get_rental(rental_id) for rental_id in ids]
+        except errors.ApiError as error:
+            self.post_message(OutcomeChecked(None, error))
+            return
+        found = [
+            r for r in candidates
+            if (same_number(r.requested_number, number) or same_number(r.number, number))
+            and r.created_at >= since
+        ]
+        self.post_message(OutcomeChecked(max(found, key=lambda r: r.created_at) if found else None))
+
+    @on(OutcomeChecked)
+    def _outcome_checked(self, message: OutcomeChecked) -> None:
+        if message.rental is not None:
+            self.post_message(Submitted(message.rental, recovered=True))
+            return
+        self._submitting = False
+        self._show_step("review")
+        if message.error is not None:
+            self.banner.show(
+                f"No answer came back, and checking whether the rental exists failed too: "
+                f"{message.error} Check again before sending anything.",
+                retry=self._recheck,
+            )
+            return
+        self.banner.show(
+            "No answer came back, and no rental for this number exists: it is safe to send again. "
+            "Retry uses the same Idempotency-Key.",
+            retry=self.submit,
+        )
+
+    def _recheck(self) -> None:
+        self._submitting = True
+        self._show_step("submit")
+        self.query_one("#submit-status", Static).update("Checking whether the rental exists…")
+        self._check_outcome()
+
+    # --- documents: the file picker ---
+
+    @on(Button.Pressed, ".doc-browse")
+    def _browse(self, event: Button.Pressed) -> None:
+        entry = event.button.parent.parent  # type: ignore[union-attr]
+        if not isinstance(entry, DocumentEntry):
+            return
+        current = Path(entry.path_text).expanduser() if entry.path_text else None
+        start = current.parent if current is not None else (self._start_dir or Path.cwd())
+
+        def picked(path: Path | None) -> None:
+            if path is not None:
+                entry.query_one(f"#doc-{entry.index}-path", Input).value = str(path)
+
+        self.app.push_screen(FilePicker(start), picked)
