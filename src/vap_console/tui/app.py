@@ -1,0 +1,280 @@
+"""The console app and the factory everything else builds it with.
+
+    make_app(client_factory=..., profile_name=..., base_url=...) -> VapApp
+
+The app opens one API client when it mounts (``app.client``) and closes it on exit. Every screen
+runs its network I/O in workers; a worker that fails lands in ``VapApp.worker_failed`` — the one
+place that turns an ApiError into the list's error state, a banner with Retry, or a toast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.worker import Worker
+
+from vap_console.api import errors
+from vap_console.tui.commands import AreaCommands
+from vap_console.tui.screens.agents import AgentsScreen
+from vap_console.tui.screens.keys_help import KeysHelpScreen
+from vap_console.tui.screens.numbers import NumbersScreen
+from vap_console.tui.screens.templates import TemplatesScreen
+from vap_console.tui.screens.tools import ToolsScreen
+from vap_console.tui.screens.variables import VariablesScreen
+from vap_console.tui.screens.voices import VoicesScreen
+from vap_console.tui.settings import Settings
+from vap_console.tui.widgets.banner import Banner
+
+if TYPE_CHECKING:
+    from vap_console.api import VapClient
+
+T = TypeVar("T")
+
+# (mode name, label, key) in the order of the number keys.
+AREAS: tuple[tuple[str, str, str], ...] = (
+    ("numbers", "Numbers", "1"),
+    ("tools", "Tools", "2"),
+    ("variables", "Variables", "3"),
+    ("voices", "Voices", "4"),
+    ("templates", "Templates", "5"),
+    ("agents", "Agents", "6"),
+)
+AREA_HELP = {
+    "numbers": "Rented phone numbers and their progress",
+    "tools": "HTTP tools agents call before or during a call",
+    "variables": "Account-wide prompt variables",
+    "voices": "Voice engines, languages, voices and styles",
+    "templates": "Starter agent templates",
+    "agents": "Agents, web calls",
+}
+PROFILES_MODULE = "vap_console.tui.screens.profiles"
+
+# Waiting longer than this for a 429 is worse than showing the error and a Retry.
+MAX_RATE_LIMIT_WAIT = 60.0
+MAX_RATE_LIMIT_RETRIES = 3
+
+
+class VapApp(App[int]):
+    CSS_PATH = "console.tcss"
+    TITLE = "vap console"
+    MODES: ClassVar[dict[str, Any]] = {
+        "numbers": NumbersScreen,
+        "tools": ToolsScreen,
+        "variables": VariablesScreen,
+        "voices": VoicesScreen,
+        "templates": TemplatesScreen,
+        "agents": AgentsScreen,
+    }
+    COMMANDS = App.COMMANDS | {AreaCommands}
+    BINDINGS = [
+        *(
+            Binding(key, f"area('{mode}')", label, id=f"area.{mode}", tooltip=AREA_HELP[mode])
+            for mode, label, key in AREAS
+        ),
+        Binding("7", "profiles", "Profiles", id="area.profiles", tooltip="Profiles and their API keys"),
+        Binding("question_mark", "keys_help", "Keys", id="app.keys", tooltip="Show the keys of this screen"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the console"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt", tooltip="Leave the console"),
+    ]
+
+    # connecting | online | offline | rejected — shown in every screen's status line.
+    connection = reactive("connecting")
+
+    def __init__(
+        self,
+        *,
+        client_factory: Callable[[], VapClient],
+        profile_name: str,
+        base_url: str,
+        clock: Callable[[], datetime] | None = None,
+        local_index: Any = None,
+        settings: Settings | None = None,
+        credentials: Any = None,
+        start_screen: str = "numbers",
+    ) -> None:
+        super().__init__()
+        self._client_factory = client_factory
+        self._clock = clock
+        self._exit_stack = AsyncExitStack()
+        self._client: VapClient | None = None
+        self.profile_name = profile_name
+        self.base_url = base_url
+        self.local_index = local_index
+        self.settings = settings if settings is not None else Settings()
+        self.credentials = credentials
+        if start_screen not in self.MODES:
+            raise ValueError(f"start_screen must be one of {', '.join(self.MODES)}, not {start_screen!r}")
+        self.start_screen = start_screen
+        # Areas whose data changed elsewhere; their screens reload when next shown.
+        self.stale: set[str] = set()
+        # Variable names seen last, so the tool form can tell known placeholders from unknown ones.
+        self.variable_names: set[str] = set()
+        self.tool_names: dict[str, str] = {}
+
+    # --- the contract ---
+
+    @property
+    def client(self) -> VapClient:
+        if self._client is None:
+            raise RuntimeError("the API client is opened when the app mounts")
+        return self._client
+
+    def now(self) -> datetime:
+        return self._clock() if self._clock is not None else datetime.now(timezone.utc)
+
+    # --- life cycle ---
+
+    async def on_mount(self) -> None:
+        self._client = await self._exit_stack.enter_async_context(self._client_factory())
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        if self.settings.keymap:
+            self.set_keymap(self.settings.keymap)
+        if self.settings.problem:
+            self.notify(self.settings.problem, title="config.toml", severity="warning")
+        await self.switch_mode(self.start_screen)
+
+    async def on_unmount(self) -> None:
+        await self._exit_stack.aclose()
+
+    def watch_theme(self, theme: str) -> None:
+        if self.settings.theme != theme and self.is_mounted:
+            self.settings.theme = theme
+            try:
+                self.settings.save()
+            except OSError as exc:
+                self.notify(f"Could not remember the theme: {exc}", severity="warning")
+
+    def _fatal_error(self) -> None:
+        # Textual's default prints a traceback with local variables, which could hold the API key.
+        # A person gets one line; tests still see the exception through the pilot.
+        error = self._exception
+        self.bell()
+        self._exit_renderables.append(
+            f"vap: the console stopped on an internal error ({type(error).__name__}: {error})."
+        )
+        self._close_messages_no_wait()
+
+    # --- areas ---
+
+    def action_area(self, mode: str) -> None:
+        if mode in self.MODES and self.current_mode != mode:
+            self.switch_mode(mode)
+
+    @property
+    def profiles_available(self) -> bool:
+        return importlib.util.find_spec(PROFILES_MODULE) is not None
+
+    def action_profiles(self) -> None:
+        if not self.profiles_available:
+            self.notify("Profiles are managed with `vap login`, `vap logout` and `vap profiles`.")
+            return
+        module = importlib.import_module(PROFILES_MODULE)
+        self.push_screen(module.ProfilesScreen())
+
+    def action_keys_help(self) -> None:
+        if isinstance(self.screen, KeysHelpScreen):
+            return
+        self.push_screen(KeysHelpScreen(self.screen))
+
+    def invalidate(self, *areas: str) -> None:
+        """Data of these areas changed: reload the one on screen now, the others when shown."""
+        self.stale.update(areas)
+        reload = getattr(self.screen, "reload_if_stale", None)
+        if reload is not None:
+            reload()
+
+    # --- API calls and their failures ---
+
+    async def call_api(self, call: Callable[[VapClient], Awaitable[T]]) -> T:
+        """Run one client call; a 429 waits Retry-After and tries again, the rest propagate."""
+        attempts = 0
+        while True:
+            try:
+                result = await call(self.client)
+            except errors.RateLimited as err:
+                attempts += 1
+                if attempts > MAX_RATE_LIMIT_RETRIES:
+                    raise
+                wait = min(err.retry_after if err.retry_after is not None else 1.0, MAX_RATE_LIMIT_WAIT)
+                self.notify(
+                    f"The key's request budget is spent (rate_limited); retrying in {wait:g} s.",
+                    title="HTTP 429",
+                    severity="warning",
+                    timeout=max(wait, 3),
+                )
+                await asyncio.sleep(wait)
+                continue
+            except (errors.ConnectionFailed, errors.TimedOut):
+                self.connection = "offline"
+                raise
+            except errors.Unauthorized:
+                self.connection = "rejected"
+                raise
+            self.connection = "online"
+            return result
+
+    def worker_failed(self, worker: Worker[Any], node: Any) -> None:
+        """The one place a failed worker is reported. Screens forward their worker events here."""
+        error = worker.error
+        if error is None or isinstance(error, asyncio.CancelledError):
+            return
+        handler = getattr(node, "api_failed", None)
+        if handler is not None and handler(worker, error):
+            return
+        retry = getattr(node, f"retry_{worker.group}", None)
+        self.show_error(error, retry=retry, screen=getattr(node, "screen", None))
+
+    def show_error(self, error: BaseException, *, retry: Callable[[], object] | None = None, screen: Any = None) -> None:
+        message = describe_error(error)
+        screen = screen or self.screen
+        banners = screen.query(Banner) if screen is not None else []
+        if banners:
+            banners.first().show(message, retry)
+        else:
+            self.notify(message, title=error_title(error), severity="error", timeout=8)
+
+
+def error_title(error: BaseException) -> str:
+    if isinstance(error, errors.ApiError):
+        return f"HTTP {error.status} · {error.code}" if error.status else error.code
+    return type(error).__name__
+
+
+def describe_error(error: BaseException) -> str:
+    """A sentence naming the code; never the request, never the key."""
+    if isinstance(error, errors.ApiError):
+        return str(error)
+    # A bug, not an API answer: say so plainly rather than crash the console.
+    return f"Unexpected {type(error).__name__}: {error}"
+
+
+def make_app(
+    *,
+    client_factory: Callable[[], VapClient],
+    profile_name: str,
+    base_url: str,
+    clock: Callable[[], datetime] | None = None,
+    local_index: Any = None,
+    settings: Settings | None = None,
+    credentials: Any = None,
+    start_screen: str = "numbers",
+) -> VapApp:
+    return VapApp(
+        client_factory=client_factory,
+        profile_name=profile_name,
+        base_url=base_url,
+        clock=clock,
+        local_index=local_index,
+        settings=settings,
+        credentials=credentials,
+        start_screen=start_screen,
+    )

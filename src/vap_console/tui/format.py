@@ -1,0 +1,62 @@
+"""How values are shown on screen: timestamps, money, masked secrets, booleans."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from rich.text import Text
+
+from vap_console.api.money import format_nanos
+
+NONE = "—"
+
+
+def when(value: datetime | None) -> str:
+    if value is None:
+        return NONE
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc)
+    return value.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def mask(secret: str | None) -> str:
+    """Only the last four characters of a secret ever reach the screen."""
+    if not secret:
+        return NONE
+    return "••••" + secret[-4:] if len(secret) > 4 else "••••"
+
+
+def yes_no(value: bool | None) -> str:
+    if value is None:
+        return NONE
+    return "yes" if value else "no"
+
+
+def text(value: object) -> str:
+    if value is None or value == "":
+        return NONE
+    return str(value)
+
+
+def money(nanos: int | None, currency: str | None) -> str:
+    """Nanos in the wallet's currency, e.g. ₹1,00,000.00 for INR."""
+    return format_nanos(nanos, currency)
+
+
+STATUS_STYLES = {
+    "active": "bold green",
+    "kyc_submitted": "yellow",
+    "kyc_accepted": "yellow",
+    "purchasing": "yellow",
+    "funding": "yellow",
+    "awaiting_funds": "yellow",
+    "kyc_rejected": "bold red",
+    "failed": "bold red",
+    "past_due": "red",
+    "releasing": "dim",
+    "released": "dim",
+}
+
+
+def status(value: str) -> Text:
+    # An unknown status is shown as it came, unstyled.
+    return Text(value, style=STATUS_STYLES.get(value, ""))

@@ -1,0 +1,105 @@
+"""Create an agent from a template: asks for a name, copies the template's prompt and voice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.validation import Function, Length
+from textual.widgets import Button, Input, Label, Static
+from textual.worker import Worker
+
+from vap_console.api.models import Agent, AgentCreate, AgentTemplate
+from vap_console.tui.screens.base import ForwardsWorkerFailures
+from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.field_error import FieldError
+
+NAME_MAX = 100
+
+
+class CreateAgentScreen(ForwardsWorkerFailures, ModalScreen[Agent | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without creating")]
+    AUTO_FOCUS = "#agent-name"
+
+    def __init__(self, template: AgentTemplate) -> None:
+        super().__init__()
+        self.template = template
+
+    def compose(self) -> ComposeResult:
+        t = self.template
+        with Vertical(classes="dialog", id="create-agent"):
+            yield Static(f"Create an agent from “{t.name}”", classes="dialog-title")
+            yield Banner()
+            yield Label("Agent name")
+            yield Input(
+                placeholder="e.g. Front desk",
+                id="agent-name",
+                validators=[
+                    Function(lambda v: bool(v.strip()), "must not be blank"),
+                    Length(maximum=NAME_MAX, failure_description=f"at most {NAME_MAX} characters"),
+                ],
+            )
+            yield FieldError(id="agent-name-error")
+            voice = t.tts_config.voice or t.tts_config.description or "engine default"
+            yield Static(
+                Text.assemble(
+                    ("Copied from the template: ", "dim"),
+                    "system instruction, greeting and ttsConfig ",
+                    (f"({t.tts_config.model or '?'} · {voice})", "dim"),
+                    (f"; source=template, templateSlug={t.slug}", "dim"),
+                ),
+                classes="dialog-help",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Create", id="create", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def validate_name(self) -> str | None:
+        box = self.query_one("#agent-name", Input)
+        result = box.validate(box.value)
+        error = self.query_one("#agent-name-error", FieldError)
+        if result is not None and not result.is_valid:
+            error.show("name: " + "; ".join(result.failure_descriptions))
+            return None
+        error.show("")
+        return box.value.strip()
+
+    @on(Button.Pressed, "#create")
+    @on(Input.Submitted, "#agent-name")
+    def _submit(self) -> None:
+        name = self.validate_name()
+        if name is not None:
+            self.query_one("#create", Button).disabled = True
+            self.create(name)
+
+    @work(exclusive=True, group="create", exit_on_error=False)
+    async def create(self, name: str) -> None:
+        body = AgentCreate.from_template(self.template, name)
+        agent = await self.app.call_api(lambda c: c.create_agent(body))  # type: ignore[attr-defined]
+        index = self.app.local_index  # type: ignore[attr-defined]
+        if index is not None:
+            index.add("agent", agent.id)
+        self.dismiss(agent)
+
+    def retry_create(self) -> None:
+        self._submit()
+
+    def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
+        # The typed name stays; the banner says what went wrong and offers Retry.
+        self.query_one("#create", Button).disabled = False
+        from vap_console.api.errors import InvalidRequest
+
+        if isinstance(error, InvalidRequest):
+            name_errors = [d.message for d in error.details if d.field == "name"]
+            if name_errors:
+                self.query_one("#agent-name-error", FieldError).show("name: " + "; ".join(name_errors))
+        return False
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,43 @@
+"""Yes/no confirmation dialog for anything destructive."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "Keep", id="confirm.no", tooltip="Do nothing"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
+    ]
+    AUTO_FOCUS = "#no"
+
+    def __init__(self, title: str, body: str, yes: str = "Delete") -> None:
+        super().__init__()
+        self._title = title
+        self._body = body
+        self._yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self._title, classes="dialog-title")
+            yield Static(self._body, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self._yes} (y)", id="yes", variant="error")
+                yield Button("Keep (n)", id="no")
+
+    @on(Button.Pressed, "#yes")
+    def _yes_pressed(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def _no_pressed(self) -> None:
+        self.dismiss(False)
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)

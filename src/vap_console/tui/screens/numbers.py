@@ -1,0 +1,195 @@
+"""Numbers: rented phone numbers, their status and money, and the detail with compliance and timeline.
+
+Extension point for the rental wizard: add bindings to NumbersScreen.BINDINGS and their actions
+here; the detail pane is ``compose_detail`` (fields, then the Timeline of the highlighted rental).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+
+from vap_console.api import errors
+from vap_console.api.models import Rental
+from vap_console.tui import format as fmt
+from vap_console.tui.screens.base import ListScreen
+from vap_console.tui.screens.prompt_id import PromptIdScreen
+from vap_console.tui.widgets.rows import Column, Row, make_row
+from vap_console.tui.widgets.timeline import Timeline
+
+if TYPE_CHECKING:
+    from vap_console.api import VapClient
+
+def fields_table(rows: list[tuple[str, object]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for name, value in rows:
+        table.add_row(name, value if isinstance(value, Text) else fmt.text(value))
+    return table
+
+
+class NumbersScreen(ListScreen[Rental]):
+    AREA = "numbers"
+    LABEL = "Numbers"
+    NOUN = "numbers"
+    EMPTY = "No rented numbers yet. Press a to add a rental you know by id."
+    COLUMNS = (
+        Column("Status", 14),
+        Column("Number", 16),
+        Column("Type", 10),
+        Column("Country", 7),
+        Column("City", 14),
+        Column("Monthly rent", 14),
+        Column("Next renewal", 20),
+    )
+    BINDINGS = [
+        Binding("a", "add_rental", "Add by id", id="numbers.add", tooltip="Track a rental by its id"),
+        Binding("c", "copy_number", "Copy number", id="numbers.copy", tooltip="Copy the E.164 number"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        # True when the server has no list endpoint and the rows come from the local index.
+        self.from_local_index = False
+
+    async def fetch(self, client: VapClient) -> list[Rental]:
+        try:
+            page = await client.list_rentals()
+        except errors.NotSupported:
+            self.from_local_index = True
+            ids = self.known_ids("rental")
+            return list(await asyncio.gather(*(client.get_rental(i) for i in ids)))
+        self.from_local_index = False
+        return list(page.items if hasattr(page, "items") else page)
+
+    def row_of(self, rental: Rental) -> Row:
+        return make_row(
+            rental.id,
+            (
+                fmt.status(rental.status),
+                rental.e164 or rental.number or rental.requested_number or fmt.NONE,
+                rental.number_type,
+                rental.country_iso,
+                rental.city or fmt.NONE,
+                fmt.money(rental.monthly_rent_nanos, rental.currency),
+                fmt.when(rental.next_renewal_at),
+            ),
+            extra=rental.id,
+        )
+
+    def compose_detail(self) -> ComposeResult:
+        yield Static(id="detail")
+        yield Static("Timeline", classes="section-title", id="timeline-title")
+        yield Timeline(id="timeline")
+
+    def show_detail(self, rental: Rental | None) -> None:
+        super().show_detail(rental)
+        self.query_one("#timeline-title").display = rental is not None
+        timeline = self.query_one(Timeline)
+        timeline.display = rental is not None
+        timeline.rental = rental
+
+    def render_detail(self, r: Rental) -> RenderableType:
+        money = lambda n: fmt.money(n, r.currency)  # noqa: E731
+        parts: list[RenderableType] = [
+            Text(r.e164 or r.number or r.requested_number or "(number not bought yet)", style="bold"),
+            fields_table([
+                ("id", r.id),
+                ("status", fmt.status(r.status)),
+                ("requested", r.requested_number),
+                ("number", r.number),
+                ("e164", r.e164),
+                ("alias", r.alias),
+                ("type", r.number_type),
+                ("country", r.country_iso),
+                ("region", r.region),
+                ("city", r.city),
+                ("currency", r.currency),
+                ("monthly rent", money(r.monthly_rent_nanos)),
+                ("setup fee", money(r.setup_nanos)),
+                ("inbound / min", money(r.voice_rate_nanos)),
+                ("outbound / pulse", money(r.outbound_rate_nanos)),
+                ("pulse", f"{r.outbound_unit_seconds} s" if r.outbound_unit_seconds else None),
+                ("prepaid", money(r.prepaid_nanos)),
+                ("USD rates", f"{r.monthly_rental_rate_usd or '—'}/month, setup {r.setup_rate_usd or '—'}, "
+                              f"in {r.voice_rate_usd or '—'}, out {r.outbound_rate_usd or '—'}"),
+                ("rented", fmt.when(r.rented_at)),
+                ("next renewal", fmt.when(r.next_renewal_at)),
+                ("last renewal for", fmt.when(r.last_renewal_charged_for)),
+                ("renewal attempts", r.renewal_attempts),
+                ("renewal error", r.renewal_last_error),
+                ("released", fmt.when(r.released_at)),
+                ("release reason", r.release_reason),
+                ("last error", Text(r.last_error, style="red") if r.last_error else None),
+                ("agent", f"{r.agent_name or ''} {r.user_agent_id or ''}".strip() or None),
+                ("created", fmt.when(r.created_at)),
+                ("updated", fmt.when(r.updated_at)),
+                ("events", len(r.events)),
+            ]),
+        ]
+        c = r.compliance
+        if c is not None:
+            parts += [
+                Text("\nCompliance (KYC)", style="bold"),
+                fields_table([
+                    ("id", c.id),
+                    ("carrier id", c.carrier_compliance_id),
+                    ("status", c.status),
+                    ("rejection", Text(c.rejection_reason, style="red") if c.rejection_reason else None),
+                    ("alias", c.alias),
+                    ("end user", c.end_user.get("name") if isinstance(c.end_user, dict) else None),
+                    ("documents", len(c.documents)),
+                    ("attempts", c.attempts),
+                    ("submitted", fmt.when(c.submitted_at)),
+                    ("decided", fmt.when(c.decided_at)),
+                    ("history", len(c.history)),
+                ]),
+            ]
+        return Group(*parts)
+
+    def after_load(self, items: list[Rental]) -> None:
+        if self.from_local_index:
+            self.query_one("#list-count", Static).update(
+                f"{len(items)} numbers (from this profile's local index: the server has no list endpoint)"
+            )
+
+    # --- actions ---
+
+    def action_add_rental(self) -> None:
+        def added(rental_id: str | None) -> None:
+            if rental_id:
+                self.add_rental(rental_id)
+
+        self.app.push_screen(
+            PromptIdScreen("Add a rental by id", "Rental id (uuid)", "The rental is fetched and remembered for this profile."),
+            added,
+        )
+
+    @work(exclusive=True, group="add", exit_on_error=False)
+    async def add_rental(self, rental_id: str) -> None:
+        self._last_add = rental_id
+        rental = await self.vap.call_api(lambda c: c.get_rental(rental_id))
+        if self.vap.local_index is not None:
+            self.vap.local_index.add("rental", rental.id)
+        self.notify(f"Added rental {rental.id}.")
+        self.reload()
+
+    def retry_add(self) -> None:
+        self.add_rental(self._last_add)
+
+    def action_copy_number(self) -> None:
+        rental = self.current
+        if rental is None or not (rental.e164 or rental.number):
+            self.notify("This rental has no number yet.", severity="warning")
+            return
+        self.app.copy_to_clipboard(rental.e164 or rental.number or "")
+        self.notify(f"Copied {rental.e164 or rental.number}.")

@@ -1,0 +1,401 @@
+"""The create-tool form: every ToolConfig field, checked against spec 2.4 before anything is sent.
+
+Errors are shown under the field they concern — ours on submit, the server's 422 details
+(``body.config.url`` and so on) after it. Nothing typed is cleared by any error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.validation import Function, Integer, Length, Regex
+from textual.widget import Widget
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
+from textual.worker import Worker
+
+from vap_console.api import errors
+from vap_console.api.models import (
+    TOOL_DESCRIPTION_MAX,
+    TOOL_NAME_MAX,
+    TOOL_NAME_PATTERN,
+    NameValue,
+    Tool,
+    ToolAuthInput,
+    ToolConfigInput,
+    ToolCreate,
+    ToolKind,
+    ToolOutput,
+)
+from vap_console.tui.placeholders import highlight, unknown_tokens
+from vap_console.tui.screens.base import ForwardsWorkerFailures
+from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.field_error import FieldError
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+AUTH_TYPES = ("none", "bearer", "basic", "api_key")
+NAME_RE = re.compile(TOOL_NAME_PATTERN)
+
+# Wire path of each field → the label shown. Widget ids are "f-" + path with dots as dashes.
+FIELDS: dict[str, str] = {
+    "name": "Name",
+    "description": "Description",
+    "kind": "Kind",
+    "config.method": "Method",
+    "config.url": "URL",
+    "config.params": "Query params (one name=value per line)",
+    "config.headers": "Headers (one Name: value per line)",
+    "config.body": "Body",
+    "config.timeoutMs": "Timeout (ms)",
+    "config.waitForResponse": "Wait for response",
+    "config.auth.type": "Auth type",
+    "config.auth.token": "Auth token",
+    "config.auth.password": "Auth password",
+    "config.auth.headerName": "Auth header name",
+    "config.auth.username": "Auth username",
+    "config.llmParams": "LLM params (during_call; one name: description per line)",
+    "config.outputs": "Outputs (one variable = dotted.path per line)",
+}
+
+
+def wid(path: str) -> str:
+    return "f-" + path.replace(".", "-")
+
+
+def eid(path: str) -> str:
+    return "err-" + path.replace(".", "-")
+
+
+def field_for_loc(loc: str) -> str | None:
+    """``body.config.params.0.value`` → ``config.params``; None when no field of the form matches."""
+    path = loc.removeprefix("body.")
+    best = None
+    for field in FIELDS:
+        if path == field or path.startswith(field + "."):
+            if best is None or len(field) > len(best):
+                best = field
+    return best
+
+
+@dataclass
+class Parsed:
+    body: ToolCreate | None
+    errors: dict[str, list[str]]
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+def parse_pairs(text: str, sep: str, what: str, errs: list[str]) -> list[tuple[str, str]]:
+    pairs = []
+    for n, line in _lines(text):
+        name, found, value = line.partition(sep)
+        if not found or not name.strip():
+            errs.append(f"line {n}: write {what}")
+            continue
+        pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Create", id="toolform.submit", tooltip="Check the form and create the tool"),
+        Binding("escape", "cancel", "Cancel", id="toolform.cancel", tooltip="Close without creating"),
+    ]
+    AUTO_FOCUS = "#f-name"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="tool-form"):
+            yield Static("New tool", classes="dialog-title")
+            yield Banner()
+            with VerticalScroll(id="tool-form-fields"):
+                yield from self._field("name", Input(
+                    placeholder="lookup_order", id=wid("name"),
+                    validators=[
+                        Length(minimum=1, failure_description="is required"),
+                        Length(maximum=TOOL_NAME_MAX, failure_description=f"at most {TOOL_NAME_MAX} characters"),
+                        Regex(TOOL_NAME_PATTERN, failure_description=(
+                            "must start with a letter and hold only letters, digits and _")),
+                    ]))
+                yield from self._field("description", Input(
+                    placeholder="What the tool does; for during_call, when the model should call it",
+                    id=wid("description"),
+                    validators=[Length(minimum=1, maximum=TOOL_DESCRIPTION_MAX,
+                                       failure_description=f"must be 1 to {TOOL_DESCRIPTION_MAX} characters")]))
+                with Horizontal(classes="field-row"):
+                    with Vertical():
+                        yield from self._field("kind", Select(
+                            [(k, k) for k in ToolKind.ALL], value=ToolKind.BEFORE_CALL,
+                            allow_blank=False, id=wid("kind")))
+                    with Vertical():
+                        yield from self._field("config.method", Select(
+                            [(m, m) for m in METHODS], value="GET", allow_blank=False, id=wid("config.method")))
+                    with Vertical():
+                        yield from self._field("config.timeoutMs", Input(
+                            placeholder="5000", id=wid("config.timeoutMs"), type="integer",
+                            validators=[Integer(minimum=1, maximum=600_000,
+                                                failure_description="must be a whole number from 1 to 600000")]))
+                    with Vertical():
+                        yield Label(" ")
+                        yield from self._field("config.waitForResponse", Checkbox(
+                            FIELDS["config.waitForResponse"], value=True, id=wid("config.waitForResponse")))
+                yield from self._field("config.url", Input(
+                    placeholder="https://api.example.com/orders/{order_id}", id=wid("config.url"),
+                    validators=[Function(lambda v: bool(re.match(r"^https?://\S+$", v.strip())),
+                                         "must be an http:// or https:// URL")]))
+                yield from self._field("config.params", TextArea(id=wid("config.params"), classes="short"))
+                yield from self._field("config.headers", TextArea(id=wid("config.headers"), classes="short"))
+                yield from self._field("config.body", TextArea(id=wid("config.body"), classes="short"))
+                with Horizontal(classes="field-row"):
+                    with Vertical():
+                        yield from self._field("config.auth.type", Select(
+                            [(a, a) for a in AUTH_TYPES], value="none", allow_blank=False,
+                            id=wid("config.auth.type")))
+                    with Vertical():
+                        yield from self._field("config.auth.headerName", Input(
+                            placeholder="X-API-Key", id=wid("config.auth.headerName")))
+                    with Vertical():
+                        yield from self._field("config.auth.username", Input(id=wid("config.auth.username")))
+                with Horizontal(classes="field-row"):
+                    with Vertical():
+                        yield from self._field("config.auth.token", Input(
+                            password=True, id=wid("config.auth.token"), placeholder="write-only, never shown again"))
+                    with Vertical():
+                        yield from self._field("config.auth.password", Input(
+                            password=True, id=wid("config.auth.password"), placeholder="write-only"))
+                yield from self._field("config.llmParams", TextArea(id=wid("config.llmParams"), classes="short"))
+                yield from self._field("config.outputs", TextArea(id=wid("config.outputs"), classes="short"))
+                yield Label("Placeholders", classes="field-label")
+                yield Static(id="placeholders")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Create (ctrl+s)", id="create", variant="primary")
+                yield Button("Cancel", id="cancel")
+
+    def _field(self, path: str, widget: Widget) -> ComposeResult:
+        if not isinstance(widget, Checkbox):
+            yield Label(FIELDS[path], classes="field-label")
+        yield widget
+        yield FieldError(id=eid(path))
+
+    def on_mount(self) -> None:
+        self.known_variables: set[str] = set(getattr(self.app, "variable_names", set()))
+        self._update_placeholders()
+        if not self.known_variables:
+            self.load_variables()
+
+    @work(exclusive=True, group="variables", exit_on_error=False)
+    async def load_variables(self) -> None:
+        try:
+            page = await self.app.call_api(lambda c: c.list_variables())  # type: ignore[attr-defined]
+        except errors.ApiError:
+            return  # only the unknown-placeholder hints suffer; the form works without them
+        self.known_variables = {v.name for v in page.items}
+        self._update_placeholders()
+
+    # --- reading the form ---
+
+    def value(self, path: str) -> Any:
+        widget = self.query_one(f"#{wid(path)}")
+        if isinstance(widget, TextArea):
+            return widget.text
+        if isinstance(widget, Checkbox):
+            return widget.value
+        if isinstance(widget, Select):
+            return widget.value
+        assert isinstance(widget, Input)
+        return widget.value
+
+    def llm_param_names(self) -> list[str]:
+        return [line.partition(":")[0].strip() for _, line in _lines(self.value("config.llmParams"))]
+
+    def templated_values(self) -> list[str]:
+        return [self.value("config.url"), self.value("config.params"), self.value("config.headers"),
+                self.value("config.body")]
+
+    def parse(self) -> Parsed:
+        errs: dict[str, list[str]] = {}
+
+        def add(path: str, message: str) -> None:
+            errs.setdefault(path, []).append(message)
+
+        for path in ("name", "description", "config.timeoutMs", "config.url"):
+            box = self.query_one(f"#{wid(path)}", Input)
+            if path == "config.timeoutMs" and not box.value.strip():
+                continue
+            result = box.validate(box.value)
+            if result is not None and not result.is_valid:
+                for d in dict.fromkeys(result.failure_descriptions):
+                    add(path, d)
+
+        kind = self.value("kind")
+        param_errs: list[str] = []
+        params = parse_pairs(self.value("config.params"), "=", "name=value", param_errs)
+        for e in param_errs:
+            add("config.params", e)
+        header_errs: list[str] = []
+        headers = parse_pairs(self.value("config.headers"), ":", "Name: value", header_errs)
+        for e in header_errs:
+            add("config.headers", e)
+        output_errs: list[str] = []
+        outputs = parse_pairs(self.value("config.outputs"), "=", "variable = path", output_errs)
+        for e in output_errs:
+            add("config.outputs", e)
+        for name, _ in outputs:
+            if not NAME_RE.match(name):
+                add("config.outputs", f"{name}: a variable name starts with a letter, then letters, digits or _")
+        llm: list[dict[str, str]] = []
+        for n, line in _lines(self.value("config.llmParams")):
+            pname, _, desc = line.partition(":")
+            pname = pname.strip()
+            if not NAME_RE.match(pname):
+                add("config.llmParams", f"line {n}: {pname or '(empty)'} is not a valid parameter name")
+            llm.append({"name": pname, "description": desc.strip(), "type": "string"})
+        if llm and kind != ToolKind.DURING_CALL:
+            add("config.llmParams", "only a during_call tool takes llmParams (the model supplies them)")
+
+        auth_type = self.value("config.auth.type")
+        token = self.value("config.auth.token")
+        password = self.value("config.auth.password")
+        header_name = self.value("config.auth.headerName").strip()
+        username = self.value("config.auth.username").strip()
+        auth: ToolAuthInput | None = None
+        if auth_type == "bearer" and not token:
+            add("config.auth.token", "bearer auth needs a token")
+        if auth_type == "basic":
+            if not username:
+                add("config.auth.username", "basic auth needs a username")
+            if not password:
+                add("config.auth.password", "basic auth needs a password")
+        if auth_type == "api_key":
+            if not token:
+                add("config.auth.token", "api_key auth needs the key as token")
+            if not header_name:
+                add("config.auth.headerName", "api_key auth needs the header name")
+        if auth_type == "none" and (token or password):
+            add("config.auth.type", "choose an auth type for the credential typed below")
+        if auth_type != "none":
+            auth = ToolAuthInput(
+                type=auth_type,
+                token=token or None,
+                password=password or None,
+                header_name=header_name or None,
+                username=username or None,
+            )
+        if errs:
+            return Parsed(None, errs)
+        timeout = self.value("config.timeoutMs").strip()
+        config = ToolConfigInput(
+            method=self.value("config.method"),
+            url=self.value("config.url").strip(),
+            params=[NameValue(name=k, value=v) for k, v in params] or None,
+            headers=[NameValue(name=k, value=v) for k, v in headers] or None,
+            body=self.value("config.body") or None,
+            timeout_ms=int(timeout) if timeout else None,
+            wait_for_response=self.value("config.waitForResponse"),
+            auth=auth,
+            llm_params=llm or None,
+            outputs=[ToolOutput(name=k, path=v) for k, v in outputs] or None,
+        )
+        body = ToolCreate(
+            name=self.value("name").strip(),
+            description=self.value("description").strip(),
+            kind=kind,
+            config=config,
+        )
+        return Parsed(body, {})
+
+    # --- showing errors ---
+
+    def show_errors(self, errs: dict[str, list[str]]) -> None:
+        for path in FIELDS:
+            messages = errs.get(path, [])
+            widget = self.query_one(f"#{eid(path)}", FieldError)
+            widget.show(f"{FIELDS[path].split(' (')[0]}: " + "; ".join(messages) if messages else "")
+            self.query_one(f"#{wid(path)}").set_class(bool(messages), "-invalid-field")
+        first = next((p for p in FIELDS if p in errs), None)
+        if first is not None:
+            target = self.query_one(f"#{wid(first)}")
+            target.focus()
+            self.query_one("#tool-form-fields", VerticalScroll).scroll_to_widget(target, animate=False)
+
+    def _update_placeholders(self) -> None:
+        known = set(getattr(self, "known_variables", set())) | set(self.llm_param_names())
+        values = self.templated_values()
+        unknown = unknown_tokens(values, known)
+        out = Text()
+        for label, value in zip(("url", "params", "headers", "body"), values):
+            if "{" in value:
+                out.append(f"{label}: ", style="dim")
+                out.append_text(highlight(value.replace("\n", " ⏎ "), known))
+                out.append("\n")
+        if unknown:
+            out.append("⚠ unknown: " + ", ".join("{" + t + "}" for t in unknown), style="yellow")
+            out.append(" — neither an llmParam nor a variable; only a context param could fill it.", style="yellow")
+        elif not out:
+            out.append("Use {name} in the URL, params, headers or body: an llmParam or a variable fills it.",
+                       style="dim")
+        self.query_one("#placeholders", Static).update(out)
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _changed(self) -> None:
+        if self.is_mounted:
+            self._update_placeholders()
+
+    # --- submit ---
+
+    def action_submit(self) -> None:
+        parsed = self.parse()
+        self.show_errors(parsed.errors)
+        if parsed.body is None:
+            self.query_one(Banner).show(
+                f"{sum(len(v) for v in parsed.errors.values())} field(s) need fixing before the tool can be created.",
+                info=True,
+            )
+            return
+        self.query_one(Banner).clear()
+        self.query_one("#create", Button).disabled = True
+        self.create(parsed.body)
+
+    @on(Button.Pressed, "#create")
+    def _create_pressed(self) -> None:
+        self.action_submit()
+
+    @work(exclusive=True, group="create", exit_on_error=False)
+    async def create(self, body: ToolCreate) -> None:
+        tool = await self.app.call_api(lambda c: c.create_tool(body))  # type: ignore[attr-defined]
+        self.dismiss(tool)
+
+    def retry_create(self) -> None:
+        self.action_submit()
+
+    def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
+        self.query_one("#create", Button).disabled = False
+        if worker.group != "create" or not isinstance(error, errors.InvalidRequest) or not error.details:
+            return False  # the app's banner, with Retry; the form keeps every value
+        errs: dict[str, list[str]] = {}
+        unplaced: list[str] = []
+        for d in error.details:
+            path = field_for_loc(d.loc)
+            if path is None:
+                unplaced.append(f"{d.field}: {d.message}")
+            else:
+                errs.setdefault(path, []).append(d.message)
+        self.show_errors(errs)
+        summary = f"The server rejected the tool (HTTP {error.status}, {error.code})."
+        if unplaced:
+            summary += " " + "; ".join(unplaced)
+        self.query_one(Banner).show(summary)
+        return True
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,152 @@
+"""Tools: the account's HTTP tools, their whole config, create (form) and delete (with a confirm)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+
+from vap_console.api import errors
+from vap_console.api.models import Tool, ToolConfig
+from vap_console.tui import format as fmt
+from vap_console.tui.placeholders import highlight
+from vap_console.tui.screens.base import ListScreen
+from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.numbers import fields_table
+from vap_console.tui.screens.tool_form import ToolFormScreen
+from vap_console.tui.widgets.rows import Column, Row, make_row
+
+if TYPE_CHECKING:
+    from vap_console.api import VapClient
+
+BUILTIN_NOTE = (
+    "Built-in tools (ids starting with default-) come with the platform: "
+    "they cannot be edited or deleted."
+)
+
+
+def unknown_tool(tool_id: str) -> Tool:
+    """A tool this profile created, on a server that cannot list tools: only its id is known."""
+    return Tool(id=tool_id, name=tool_id, description="(known by id only: this server cannot list tools)",
+                kind="?", config=ToolConfig())
+
+
+class ToolsScreen(ListScreen[Tool]):
+    AREA = "tools"
+    LABEL = "Tools"
+    NOUN = "tools"
+    EMPTY = "No tools yet. Press n to create one."
+    COLUMNS = (
+        Column("Name", 24),
+        Column("Kind", 11),
+        Column("Method", 6),
+        Column("URL", 40),
+        Column("Built-in", 8),
+    )
+    BINDINGS = [
+        Binding("n", "new_tool", "New tool", id="tools.new", tooltip="Create an HTTP tool"),
+        Binding("d", "delete_tool", "Delete", id="tools.delete", tooltip="Delete the highlighted tool"),
+    ]
+
+    async def fetch(self, client: VapClient) -> list[Tool]:
+        try:
+            page = await client.list_tools()
+            tools = list(page.items)
+        except errors.NotSupported:
+            tools = [unknown_tool(i) for i in self.known_ids("tool")]
+        self.vap.tool_names = {t.id: t.name for t in tools}
+        return tools
+
+    def row_of(self, tool: Tool) -> Row:
+        return make_row(
+            tool.id,
+            (tool.name, tool.kind, tool.config.method or fmt.NONE, tool.config.url or fmt.NONE,
+             "yes" if tool.builtin else ""),
+            extra=tool.id + " " + tool.description,
+        )
+
+    def render_detail(self, tool: Tool) -> RenderableType:
+        c = tool.config
+        known = set(self.vap.variable_names) | {p.get("name", "") if isinstance(p, dict) else str(p) for p in c.llm_params}
+        auth = c.auth
+        auth_text: object = None
+        if auth is not None:
+            auth_text = (f"{auth.type or 'none'} · header {auth.header_name}"
+                         + (f" · user {auth.username}" if auth.username else "")
+                         + (" · secret stored" if auth.has_secret else " · no secret"))
+        rows: list[tuple[str, object]] = [
+            ("id", tool.id),
+            ("kind", tool.kind),
+            ("built-in", fmt.yes_no(tool.builtin)),
+            ("description", tool.description),
+            ("method", c.method),
+            ("url", highlight(c.url or "", known) if c.url else None),
+            ("params", Text("\n").join(Text(f"{p.name} = ") + highlight(p.value, known) for p in c.params) or None),
+            ("headers", Text("\n").join(Text(f"{h.name}: ") + highlight(h.value, known) for h in c.headers) or None),
+            ("body", highlight(c.body, known) if c.body else None),
+            ("timeout", f"{c.timeout_ms} ms" if c.timeout_ms is not None else None),
+            ("wait for response", fmt.yes_no(c.wait_for_response)),
+            ("auth", auth_text),
+            ("llm params", ", ".join(p.get("name", str(p)) if isinstance(p, dict) else str(p) for p in c.llm_params) or None),
+            ("outputs", "\n".join(f"{o.name} ← {o.path or '(whole response)'}" for o in c.outputs) or None),
+            ("action", c.action),
+            ("performed action", c.performed_action),
+            ("curl", c.curl or None),
+            ("created", fmt.when(tool.created_at)),
+            ("updated", fmt.when(tool.updated_at)),
+        ]
+        parts: list[RenderableType] = [Text(tool.name, style="bold"), fields_table(rows)]
+        if tool.builtin:
+            parts.append(Text("\n" + BUILTIN_NOTE, style="italic"))
+        return Group(*parts)
+
+    # --- create ---
+
+    def action_new_tool(self) -> None:
+        def created(tool: Tool | None) -> None:
+            if tool is None:
+                return
+            if self.vap.local_index is not None:
+                self.vap.local_index.add("tool", tool.id)
+            self.notify(f"Created tool {tool.name}.")
+            self.vap.invalidate("tools", "variables")
+            self.query_one("RowTable").move_to_key(tool.id)  # type: ignore[attr-defined]
+
+        self.app.push_screen(ToolFormScreen(), created)
+
+    # --- delete ---
+
+    def action_delete_tool(self) -> None:
+        tool = self.current
+        if tool is None:
+            return
+        if tool.builtin:
+            self.banner().show(f"{tool.name}: {BUILTIN_NOTE}", info=True)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.delete_tool(tool)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Delete tool {tool.name}?",
+                "Agents lose this tool. Variables it fed fall back to their default values.",
+            ),
+            confirmed,
+        )
+
+    @work(exclusive=True, group="delete", exit_on_error=False)
+    async def delete_tool(self, tool: Tool) -> None:
+        self._deleting = tool
+        await self.vap.call_api(lambda c: c.delete_tool(tool.id))
+        if self.vap.local_index is not None:
+            self.vap.local_index.remove("tool", tool.id)
+        self.notify(f"Deleted tool {tool.name}.")
+        self.vap.invalidate("tools", "variables")
+
+    def retry_delete(self) -> None:
+        self.delete_tool(self._deleting)

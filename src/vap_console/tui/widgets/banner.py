@@ -1,0 +1,64 @@
+"""The error banner: the failure in a sentence naming its code, and a Retry button when possible."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Button, Static
+
+
+class Banner(Horizontal):
+    DEFAULT_CSS = """
+    Banner {
+        display: none;
+        height: auto;
+        background: $error 25%;
+        border-left: thick $error;
+        padding: 0 1;
+        margin: 0 0 1 0;
+    }
+    Banner.-shown { display: block; layout: horizontal; }
+    Banner.-info { background: $warning 20%; border-left: thick $warning; }
+    Banner #banner-text { width: 1fr; height: auto; padding: 1 0 0 0; }
+    Banner Button { min-width: 10; margin-left: 1; }
+    """
+
+    def __init__(self, *, id: str | None = "banner") -> None:
+        super().__init__(id=id)
+        self._retry: Callable[[], object] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="banner-text")
+        yield Button("Retry", id="banner-retry", variant="warning")
+        yield Button("Dismiss", id="banner-dismiss")
+
+    @property
+    def message(self) -> str:
+        return str(self.query_one("#banner-text", Static).content) if self.has_class("-shown") else ""
+
+    def show(self, message: str, retry: Callable[[], object] | None = None, *, info: bool = False) -> None:
+        self._retry = retry
+        self.query_one("#banner-text", Static).update(message)
+        self.query_one("#banner-retry", Button).display = retry is not None
+        self.set_class(info, "-info")
+        self.add_class("-shown")
+
+    def clear(self) -> None:
+        self._retry = None
+        self.remove_class("-shown")
+
+    @on(Button.Pressed, "#banner-retry")
+    def _retry_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        retry = self._retry
+        self.clear()
+        if retry is not None:
+            retry()
+
+    @on(Button.Pressed, "#banner-dismiss")
+    def _dismiss(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.clear()

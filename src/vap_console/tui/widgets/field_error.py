@@ -1,0 +1,23 @@
+"""The line under a form field saying what is wrong with it; takes no space when all is well."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+
+class FieldError(Static):
+    DEFAULT_CSS = """
+    FieldError { color: $error; height: auto; display: none; }
+    FieldError.-shown { display: block; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, classes="field-error")
+
+    def show(self, message: str) -> None:
+        self.update(message)
+        self.set_class(bool(message), "-shown")
+
+    @property
+    def message(self) -> str:
+        return str(self.content) if self.has_class("-shown") else ""

@@ -1,0 +1,280 @@
+"""RowTable: a virtual table that stays fast with tens of thousands of rows.
+
+Textual's DataTable measures every cell as rows are added, which makes re-filtering 10,000 rows
+take a second. Here rows are kept as plain tuples, filtering only recomputes a list of indices,
+and only the lines on screen are rendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+Cell = str | Text
+
+
+@dataclass(frozen=True)
+class Column:
+    label: str
+    # Widest the column grows to; the last column takes whatever width is left.
+    max_width: int = 40
+    min_width: int = 4
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    cells: tuple[Cell, ...]
+    # Lower-cased text the filter matches against, computed once.
+    search: str = ""
+
+
+def make_row(key: str, cells: Sequence[Cell], extra: str = "") -> Row:
+    # A newline inside a cell would break the one-line-per-row rendering.
+    cells = [c if isinstance(c, Text) else c.replace("\n", " ") for c in cells]
+    plain = " ".join(c.plain if isinstance(c, Text) else c for c in cells)
+    return Row(key, tuple(cells), f"{plain} {extra}".lower())
+
+
+class RowTable(ScrollView, can_focus=True):
+    """A header line and a cursor over rows; posts Highlighted and Selected with the row key."""
+
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "Up", show=False, id="rows.up"),
+        Binding("down,j", "cursor(1)", "Down", show=False, id="rows.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="rows.page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="rows.page_down"),
+        Binding("home", "first", "First", show=False, id="rows.first"),
+        Binding("end", "last", "Last", show=False, id="rows.last"),
+        Binding("enter", "select", "Open", show=False, id="rows.select"),
+    ]
+
+    COMPONENT_CLASSES = {"rowtable--header", "rowtable--cursor", "rowtable--odd"}
+
+    DEFAULT_CSS = """
+    RowTable {
+        height: 1fr;
+        overflow-x: hidden;
+        scrollbar-gutter: stable;
+    }
+    RowTable > .rowtable--header { text-style: bold; color: $text-accent; }
+    RowTable > .rowtable--cursor { background: $surface-lighten-2; }
+    RowTable:focus > .rowtable--cursor { background: $accent 40%; text-style: bold; }
+    RowTable > .rowtable--odd { background: $surface-darken-1 30%; }
+    """
+
+    cursor = reactive(0, always_update=True, repaint=False)
+
+    class Highlighted(Message):
+        def __init__(self, table: RowTable, key: str | None) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> RowTable:
+            return self.table
+
+    class Selected(Message):
+        def __init__(self, table: RowTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> RowTable:
+            return self.table
+
+    def __init__(self, columns: Sequence[Column], *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.columns = tuple(columns)
+        self._rows: list[Row] = []
+        self._visible: list[int] = []
+        self._query = ""
+        self._natural: list[int] = [len(c.label) for c in self.columns]
+        self._widths: list[int] = list(self._natural)
+        self._last_key: str | None = None
+
+    # --- data ---
+
+    @property
+    def row_count(self) -> int:
+        return len(self._visible)
+
+    @property
+    def total_count(self) -> int:
+        return len(self._rows)
+
+    @property
+    def query(self) -> str:
+        return self._query
+
+    def set_rows(self, rows: Sequence[Row], keep_key: str | None = None) -> None:
+        self._rows = list(rows)
+        natural = [len(c.label) for c in self.columns]
+        for row in self._rows:
+            for i, cell in enumerate(row.cells):
+                n = cell.cell_len if isinstance(cell, Text) else len(cell)
+                if n > natural[i]:
+                    natural[i] = n
+        self._natural = natural
+        self._apply_filter(keep_key if keep_key is not None else self.cursor_key)
+
+    def filter(self, query: str) -> None:
+        self._query = query.strip().lower()
+        self._apply_filter(self.cursor_key)
+
+    def _apply_filter(self, keep_key: str | None) -> None:
+        q = self._query
+        rows = self._rows
+        if q:
+            words = q.split()
+            self._visible = [i for i, r in enumerate(rows) if all(w in r.search for w in words)]
+        else:
+            self._visible = list(range(len(rows)))
+        index = 0
+        if keep_key is not None:
+            for n, i in enumerate(self._visible):
+                if rows[i].key == keep_key:
+                    index = n
+                    break
+        self._layout()
+        self.cursor = index
+
+    @property
+    def cursor_key(self) -> str | None:
+        if 0 <= self.cursor < len(self._visible):
+            return self._rows[self._visible[self.cursor]].key
+        return None
+
+    @property
+    def keys(self) -> list[str]:
+        return [self._rows[i].key for i in self._visible]
+
+    def row_text(self, n: int) -> list[str]:
+        """The cells of visible row n as plain strings (for tests and copying)."""
+        row = self._rows[self._visible[n]]
+        return [c.plain if isinstance(c, Text) else c for c in row.cells]
+
+    def move_to_key(self, key: str) -> None:
+        for n, i in enumerate(self._visible):
+            if self._rows[i].key == key:
+                self.cursor = n
+                return
+
+    # --- layout ---
+
+    def _layout(self) -> None:
+        width = max(self.scrollable_content_region.width, 1) if self.is_mounted else 120
+        widths = [max(c.min_width, min(n, c.max_width)) for c, n in zip(self.columns, self._natural)]
+        gaps = len(widths) - 1
+        spare = width - sum(widths) - gaps
+        if widths:
+            widths[-1] = max(widths[-1] + spare, self.columns[-1].min_width) if spare > 0 else widths[-1]
+        self._widths = widths
+        self.virtual_size = Size(width, len(self._visible) + 1)
+        self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._layout()
+
+    # --- cursor ---
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self._visible) - 1)) if self._visible else 0
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._scroll_to_cursor()
+        self.refresh()
+        key = self.cursor_key
+        if key != self._last_key:
+            self._last_key = key
+            self.post_message(self.Highlighted(self, key))
+
+    def _scroll_to_cursor(self) -> None:
+        height = self.scrollable_content_region.height - 1
+        if height <= 0:
+            return
+        top = int(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def action_cursor(self, delta: int) -> None:
+        self.cursor += delta
+
+    def action_page(self, direction: int) -> None:
+        self.cursor += direction * max(self.scrollable_content_region.height - 2, 1)
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = len(self._visible) - 1
+
+    def action_select(self) -> None:
+        key = self.cursor_key
+        if key is not None:
+            self.post_message(self.Selected(self, key))
+
+    def on_click(self, event: events.Click) -> None:
+        if event.y == 0:
+            return
+        n = int(self.scroll_y) + event.y - 1
+        if 0 <= n < len(self._visible):
+            self.cursor = n
+            if event.chain >= 2:
+                self.action_select()
+
+    # --- rendering ---
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if y == 0:
+            style = base + self.get_component_rich_style("rowtable--header")
+            return self._strip([c.label for c in self.columns], style, width)
+        n = int(self.scroll_y) + y - 1
+        if n >= len(self._visible):
+            return Strip.blank(width, base)
+        row = self._rows[self._visible[n]]
+        style = base
+        if n % 2:
+            style += self.get_component_rich_style("rowtable--odd")
+        if n == self.cursor:
+            style += self.get_component_rich_style("rowtable--cursor")
+        return self._strip(row.cells, style, width)
+
+    def _strip(self, cells: Sequence[Cell], style: Style, width: int) -> Strip:
+        segments: list[Segment] = []
+        for i, (cell, w) in enumerate(zip(cells, self._widths)):
+            if i:
+                segments.append(Segment(" ", style))
+            if isinstance(cell, Text):
+                text = cell.copy()
+                text.truncate(w, overflow="ellipsis", pad=True)
+                segments.extend(
+                    Segment(seg.text, style + seg.style if seg.style else style)
+                    for seg in text.render(self.app.console)
+                    if seg.text
+                )
+            else:
+                if len(cell) > w:
+                    cell = cell[: max(w - 1, 0)] + "…"
+                segments.append(Segment(cell.ljust(w), style))
+        return Strip(segments).adjust_cell_length(width, style)
+
+    def refresh_row_region(self) -> None:
+        self.refresh(Region(0, 0, self.size.width, self.size.height))

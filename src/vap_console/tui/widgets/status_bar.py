@@ -1,0 +1,61 @@
+"""The top line: which area, which profile, which server, and whether it answers."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+CONNECTION_STYLES = {
+    "connecting": ("◌ connecting", "yellow"),
+    "online": ("● online", "green"),
+    "offline": ("● offline", "red"),
+    "rejected": ("● key rejected", "red"),
+}
+
+
+def host_of(base_url: str) -> str:
+    parts = urlsplit(base_url)
+    return parts.netloc or base_url
+
+
+class StatusBar(Widget):
+    DEFAULT_CSS = """
+    StatusBar {
+        dock: top;
+        height: 1;
+        background: $panel;
+        color: $text;
+        padding: 0 1;
+    }
+    """
+
+    area = reactive("")
+    connection = reactive("connecting")
+
+    def __init__(self, area: str) -> None:
+        super().__init__()
+        self.set_reactive(StatusBar.area, area)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "connection", self._sync, init=True)
+
+    def _sync(self, value: str) -> None:
+        self.connection = value
+
+    def render(self) -> Text:
+        app = self.app
+        label, style = CONNECTION_STYLES.get(self.connection, (self.connection, ""))
+        line = Text.assemble(
+            ("vap ", "bold"),
+            (self.area, "bold"),
+            "  │  profile ",
+            (getattr(app, "profile_name", ""), "bold"),
+            "  │  ",
+            host_of(getattr(app, "base_url", "")),
+            "  │  ",
+            (label, style),
+        )
+        return line
