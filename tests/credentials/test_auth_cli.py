@@ -17,7 +17,7 @@ from vap_console import auth_cli
 from vap_console.api.client import VapClient
 from vap_console.credentials import KeyStore, LocalIndex, ProfileStore
 
-from .conftest import FailingKeyring, HangingKeyring, MemoryKeyring
+from .backends import FailingKeyring, HangingKeyring, MemoryKeyring
 
 GOOD = "sk_test_good_key_ABCD"
 URL = "https://api.example.com"

@@ -14,7 +14,7 @@ from vap_console.credentials import (
     mask,
 )
 
-from .conftest import FailingKeyring, HangingKeyring, MemoryKeyring
+from .backends import FailingKeyring, HangingKeyring, MemoryKeyring
 
 KEY = "sk_live_0123456789abcdefWXYZ"
 
