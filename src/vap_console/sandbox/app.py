@@ -1,0 +1,98 @@
+"""The sandbox as an ASGI app: ``create_app()`` for in-process use, served by ``server.py``."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from vap_console.sandbox import endpoints, phone_numbers
+from vap_console.sandbox.bodies import JSON_BODY_MAX
+from vap_console.sandbox.clock import Clock, SystemClock, VirtualClock
+from vap_console.sandbox.faults import FaultInjector, Faults
+from vap_console.sandbox.gateway import Gateway, Idempotency, RateLimiter, monotonic_timer
+from vap_console.sandbox.problems import Problem
+from vap_console.sandbox.state import SandboxState
+
+_HTTP_CODES = {
+    400: ("invalid_request", "The request could not be read."),
+    404: ("not_found", "No such endpoint."),
+    405: ("method_not_allowed", "This endpoint does not take that method."),
+    413: ("payload_too_large", "The request body is too large."),
+}
+
+
+def _routes() -> list[Route]:
+    json_limit = JSON_BODY_MAX + 1
+    return [
+        Route("/v1/phone-numbers", phone_numbers.list_rentals, methods=["GET"]),
+        Route("/v1/phone-numbers", phone_numbers.rent_number, methods=["POST"],
+              max_body_size=phone_numbers.UPLOAD_BODY_MAX),
+        Route("/v1/phone-numbers/available", phone_numbers.search_numbers, methods=["GET"]),
+        Route("/v1/phone-numbers/requirements", phone_numbers.requirements, methods=["GET"]),
+        Route("/v1/phone-numbers/{number_id}", phone_numbers.get_rental, methods=["GET"]),
+        Route("/v1/tools", endpoints.list_tools, methods=["GET"]),
+        Route("/v1/tools", endpoints.create_tool, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/tools/{tool_id}", endpoints.remove_tool, methods=["DELETE"]),
+        Route("/v1/variables", endpoints.list_variables, methods=["GET"]),
+        Route("/v1/voices", endpoints.list_voices, methods=["GET"]),
+        Route("/v1/agents/templates", endpoints.list_templates, methods=["GET"]),
+        Route("/v1/agents", endpoints.list_agents, methods=["GET"]),
+        Route("/v1/agents", endpoints.create_agent, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/agents/{agent_ref}", endpoints.delete_agent, methods=["DELETE"]),
+        Route("/v1/webcall", endpoints.start_webcall, methods=["POST"], max_body_size=json_limit),
+    ]
+
+
+async def _on_problem(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Problem)
+    return exc.response()
+
+
+async def _on_http(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code, message = _HTTP_CODES.get(exc.status_code, ("error", str(exc.detail)))
+    body: dict[str, object] = {"error": message, "code": code}
+    if code == "invalid_request":
+        body["details"] = [{"loc": "body", "message": str(exc.detail)}]
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
+
+
+async def _on_crash(request: Request, exc: Exception) -> Response:
+    # Only a sandbox bug gets here; still answer in the spec's shape.
+    return JSONResponse({"error": "The sandbox failed on this request.", "code": "internal_error"}, status_code=500)
+
+
+def create_app(
+    *, clock: Clock | None = None, rate_limit: int = 600, faults: Faults | str | None = None
+) -> Starlette:
+    """The sandbox's ASGI app; its state is ``app.state.sandbox`` (a ``SandboxState``)."""
+    clock = clock or SystemClock()
+    if rate_limit < 1:
+        raise ValueError("rate_limit must be at least 1 request a minute")
+    if not isinstance(faults, Faults):
+        faults = Faults.parse(faults)
+    state = SandboxState(clock)
+    # The budget runs on the virtual clock in tests (advance a minute to refill it) and on real
+    # seconds otherwise: --speed makes rentals faster, not the budget looser.
+    if isinstance(clock, VirtualClock):
+        timer = lambda: clock.now().timestamp()  # noqa: E731
+    else:
+        timer = monotonic_timer
+    limiter = RateLimiter(rate_limit, timer)
+    app = Starlette(
+        routes=_routes(),
+        middleware=[
+            Middleware(FaultInjector, faults=faults),
+            Middleware(Gateway, state=state, limiter=limiter),
+            Middleware(Idempotency),
+        ],
+        exception_handlers={Problem: _on_problem, HTTPException: _on_http, Exception: _on_crash},
+    )
+    app.state.sandbox = state
+    app.state.faults = faults
+    app.state.limiter = limiter
+    return app

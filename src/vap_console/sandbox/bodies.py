@@ -1,0 +1,40 @@
+"""Reading request bodies without ever letting bad input become a 500."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+
+from vap_console.sandbox.problems import Problem, invalid_field
+from vap_console.sandbox.state import Account
+
+JSON_BODY_MAX = 1024 * 1024
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(raw: bytes | str, loc: str = "body") -> Any:
+    try:
+        return json.loads(raw, parse_constant=_no_constants)
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        raise invalid_field(loc, "must be valid JSON") from None
+
+
+async def read_json(request: Request) -> Any:
+    content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    if content_type != "application/json" and not content_type.endswith("+json"):
+        raise Problem(415, "unsupported_media_type", "Send the body as application/json.")
+    raw = await request.body()
+    if len(raw) > JSON_BODY_MAX:
+        raise Problem(413, "payload_too_large", f"The body is larger than {JSON_BODY_MAX} bytes.")
+    if not raw.strip():
+        raise invalid_field("body", "is required")
+    return parse_json(raw)
+
+
+def account_of(request: Request) -> Account:
+    return request.scope["state"]["account"]

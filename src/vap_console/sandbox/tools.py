@@ -1,0 +1,220 @@
+"""Tools and the variables they feed (spec 2.4, 2.5): validation, defaults, write-only credentials."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from vap_console.sandbox.problems import FieldProblems, Problem
+from vap_console.sandbox.state import Account, ToolRecord, VariableRecord
+
+NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+NAME_MAX = 64
+DESCRIPTION_MAX = 1000
+KINDS = ("before_call", "during_call")
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+TIMEOUT_RANGE = (1, 60_000)
+DEFAULT_TIMEOUT_MS = 10_000
+SHORT_TEXT_MAX = 2048
+LONG_TEXT_MAX = 20_000
+LIST_MAX = 50
+# {name} in a prompt is a variable; {{name}} attaches a tool.
+VARIABLE_RE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+
+
+def _text(p: FieldProblems, loc: str, value: Any, *, limit: int, required: bool = False) -> str | None:
+    if value is None:
+        if required:
+            p.add(loc, "is required")
+        return None
+    if not isinstance(value, str):
+        p.add(loc, "must be a string")
+        return None
+    if len(value) > limit:
+        p.add(loc, f"must be at most {limit} characters")
+        return None
+    return value
+
+
+def _pairs(p: FieldProblems, loc: str, value: Any, keys: tuple[str, str]) -> list[dict[str, str]]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        p.add(loc, f"must be a list of {{{keys[0]}, {keys[1]}}} objects")
+        return []
+    if len(value) > LIST_MAX:
+        p.add(loc, f"must have at most {LIST_MAX} entries")
+        return []
+    out = []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            p.add(f"{loc}.{i}", f"must be an object with {keys[0]} and {keys[1]}")
+            continue
+        pair = {}
+        for key in keys:
+            text = _text(p, f"{loc}.{i}.{key}", item.get(key), limit=SHORT_TEXT_MAX, required=True)
+            pair[key] = text or ""
+        out.append(pair)
+    return out
+
+
+def check_tool(body: Any, account: Account) -> dict[str, Any]:
+    """The tool as it will be stored and returned, plus its credentials; 422/409 otherwise."""
+    p = FieldProblems()
+    if not isinstance(body, dict):
+        p.add("body", "must be a JSON object")
+        p.raise_if_any()
+    name = _text(p, "name", body.get("name"), limit=10_000, required=True)
+    if name is not None:
+        if len(name) > NAME_MAX:
+            p.add("name", f"must be at most {NAME_MAX} characters")
+        elif not NAME_RE.match(name):
+            p.add("name", "must start with a letter and hold only letters, digits and underscores")
+    description = _text(p, "description", body.get("description"), limit=10**6, required=True)
+    if description is not None and not 1 <= len(description) <= DESCRIPTION_MAX:
+        p.add("description", f"must be 1 to {DESCRIPTION_MAX} characters")
+    kind = body.get("kind")
+    if kind is None:
+        p.add("kind", "is required")
+    elif kind not in KINDS:
+        p.add("kind", "must be before_call or during_call")
+    config, secret = _check_config(p, body.get("config"), account)
+    p.raise_if_any()
+    assert name is not None and description is not None
+    if account.tool_by_name(name):
+        raise Problem(409, "tool_name_taken", f"A tool named {name} already exists on this account.")
+    return {"name": name, "description": description, "kind": kind, "config": config, "secret": secret}
+
+
+def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict[str, Any], dict[str, str]]:
+    if config is None:
+        p.add("config", "is required")
+        return {}, {}
+    if not isinstance(config, dict):
+        p.add("config", "must be an object")
+        return {}, {}
+    method = config.get("method", "GET")
+    if not isinstance(method, str) or method.upper() not in METHODS:
+        p.add("config.method", "must be one of " + ", ".join(METHODS))
+        method = "GET"
+    method = method.upper()
+    url = _text(p, "config.url", config.get("url"), limit=SHORT_TEXT_MAX, required=True)
+    if url is not None and not (url.startswith("https://") or url.startswith("http://")):
+        p.add("config.url", "must be an http:// or https:// address")
+    action = _text(p, "config.action", config.get("action"), limit=64)
+    performed = _text(p, "config.performedAction", config.get("performedAction"), limit=64)
+    curl = _text(p, "config.curl", config.get("curl"), limit=LONG_TEXT_MAX)
+    body_text = _text(p, "config.body", config.get("body"), limit=LONG_TEXT_MAX)
+    timeout = config.get("timeoutMs", DEFAULT_TIMEOUT_MS)
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or not (
+        TIMEOUT_RANGE[0] <= timeout <= TIMEOUT_RANGE[1]
+    ):
+        p.add("config.timeoutMs", f"must be a whole number of milliseconds, {TIMEOUT_RANGE[0]} to {TIMEOUT_RANGE[1]}")
+        timeout = DEFAULT_TIMEOUT_MS
+    wait = config.get("waitForResponse", True)
+    if not isinstance(wait, bool):
+        p.add("config.waitForResponse", "must be true or false")
+        wait = True
+    llm_params = config.get("llmParams", [])
+    if llm_params is None:
+        llm_params = []
+    if not isinstance(llm_params, list) or len(llm_params) > LIST_MAX:
+        p.add("config.llmParams", f"must be a list of at most {LIST_MAX} entries")
+        llm_params = []
+    outputs = _pairs(p, "config.outputs", config.get("outputs"), ("name", "path"))
+    seen: set[str] = set()
+    for i, out in enumerate(outputs):
+        if not VARIABLE_RE.fullmatch("{" + out["name"] + "}"):
+            p.add(f"config.outputs.{i}.name", "must be a variable name: a letter or _, then letters, digits, _")
+        elif out["name"] in seen:
+            p.add(f"config.outputs.{i}.name", "is listed twice")
+        else:
+            var = account.variables.get(out["name"])
+            if var and var.tool_id and var.tool_id in account.tools:
+                owner = account.tools[var.tool_id].name
+                p.add(f"config.outputs.{i}.name", f"variable {out['name']} is already fed by tool {owner}")
+        seen.add(out["name"])
+    auth_out, secret = _check_auth(p, config.get("auth"))
+    return {
+        "action": action if action is not None else method.lower(),
+        "performedAction": performed if performed is not None else "end_call",
+        "curl": curl or "",
+        "method": method,
+        "url": url or "",
+        "params": _pairs(p, "config.params", config.get("params"), ("name", "value")),
+        "headers": _pairs(p, "config.headers", config.get("headers"), ("name", "value")),
+        "body": body_text or "",
+        "timeoutMs": timeout,
+        "waitForResponse": wait,
+        "auth": auth_out,
+        "llmParams": llm_params,
+        "outputs": outputs,
+    }, secret
+
+
+def _check_auth(p: FieldProblems, auth: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    if auth is None:
+        auth = {}
+    if not isinstance(auth, dict):
+        p.add("config.auth", "must be an object")
+        auth = {}
+    kind = _text(p, "config.auth.type", auth.get("type"), limit=32)
+    header = _text(p, "config.auth.headerName", auth.get("headerName"), limit=256)
+    username = _text(p, "config.auth.username", auth.get("username"), limit=256)
+    secret = {}
+    for key in ("token", "password"):
+        value = _text(p, f"config.auth.{key}", auth.get(key), limit=SHORT_TEXT_MAX)
+        if value:
+            secret[key] = value
+    return {
+        "type": kind or "none",
+        "headerName": header or "X-API-Key",
+        "username": username or "",
+        "hasSecret": bool(secret),
+    }, secret
+
+
+def add_tool(account: Account, fields: dict[str, Any], tool_id: str, now: datetime) -> ToolRecord:
+    tool = ToolRecord(
+        id=tool_id, name=fields["name"], description=fields["description"], kind=fields["kind"],
+        config=fields["config"], is_default=tool_id.startswith("default-"),
+        created_at=now, updated_at=now, secret=fields["secret"],
+    )
+    account.tools[tool.id] = tool
+    for out in tool.config["outputs"]:
+        if out["name"]:
+            var = declare_variable(account, out["name"], now)
+            var.tool_id, var.tool_output, var.updated_at = tool.id, out["path"], now
+    return tool
+
+
+def delete_tool(account: Account, tool_id: str, now: datetime) -> None:
+    tool = account.tools.get(tool_id)
+    if tool is None:
+        raise Problem(404, "agent_tool_not_found", f"No tool with id {tool_id!s:.80} on this account.")
+    if tool.is_default:
+        raise Problem(403, "tool_is_default", f"{tool.name} is a built-in tool and cannot be deleted.")
+    del account.tools[tool_id]
+    for var in account.variables.values():
+        if var.tool_id == tool_id:  # back to the default value: nothing feeds it any more
+            var.tool_id, var.tool_output, var.updated_at = None, None, now
+
+
+def declare_variable(account: Account, name: str, now: datetime, default: str = "") -> VariableRecord:
+    var = account.variables.get(name)
+    if var is None:
+        var = account.variables[name] = VariableRecord(
+            id=account.next_id("variable"), name=name, default_value=default,
+            tool_id=None, tool_output=None, created_at=now, updated_at=now,
+        )
+    return var
+
+
+def variables_in(*texts: str | None) -> list[str]:
+    names: list[str] = []
+    for text in texts:
+        for name in VARIABLE_RE.findall(text or ""):
+            if name not in names:
+                names.append(name)
+    return names
