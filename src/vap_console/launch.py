@@ -37,7 +37,7 @@ def _run_on_sandbox(speed: float) -> int:
         return 2
     from vap_console.api import VapClient
     from vap_console.credentials import LocalIndex
-    from vap_console.sandbox import start_in_thread
+    from vap_console.sandbox.server import start_in_thread
     from vap_console.sandbox.keys import DEFAULT_KEY
     from vap_console.tui.app import make_app
     from vap_console.tui.settings import Settings

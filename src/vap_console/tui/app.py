@@ -76,10 +76,10 @@ class VapApp(App[int]):
     COMMANDS = App.COMMANDS | {AreaCommands}
     BINDINGS = [
         *(
-            Binding(key, f"area('{mode}')", label, id=f"area.{mode}", tooltip=AREA_HELP[mode])
+            Binding(key, f"area('{mode}')", label, show=False, id=f"area.{mode}", tooltip=AREA_HELP[mode])
             for mode, label, key in AREAS
         ),
-        Binding("7", "profiles", "Profiles", id="area.profiles", tooltip="Profiles and their API keys"),
+        Binding("7", "profiles", "Profiles", show=False, id="area.profiles", tooltip="Profiles and their API keys"),
         Binding("question_mark", "keys_help", "Keys", id="app.keys", tooltip="Show the keys of this screen"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the console"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt", tooltip="Leave the console"),

@@ -18,6 +18,14 @@ def when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC")
 
 
+def day(value: datetime | None) -> str:
+    if value is None:
+        return NONE
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc)
+    return value.strftime("%Y-%m-%d")
+
+
 def mask(secret: str | None) -> str:
     """Only the last four characters of a secret ever reach the screen."""
     if not secret:

@@ -46,10 +46,10 @@ class NumbersScreen(ListScreen[Rental]):
         Column("Status", 14),
         Column("Number", 16),
         Column("Type", 10),
-        Column("Country", 7),
+        Column("Ctry", 4),
         Column("City", 14),
         Column("Monthly rent", 14),
-        Column("Next renewal", 20),
+        Column("Renews", 10),
     )
     BINDINGS = [
         Binding("a", "add_rental", "Add by id", id="numbers.add", tooltip="Track a rental by its id"),
@@ -81,19 +81,21 @@ class NumbersScreen(ListScreen[Rental]):
                 rental.country_iso,
                 rental.city or fmt.NONE,
                 fmt.money(rental.monthly_rent_nanos, rental.currency),
-                fmt.when(rental.next_renewal_at),
+                fmt.day(rental.next_renewal_at),
             ),
             extra=rental.id,
         )
 
     def compose_detail(self) -> ComposeResult:
-        yield Static(id="detail")
-        yield Static("Timeline", classes="section-title", id="timeline-title")
+        yield Static(id="detail-head")
         yield Timeline(id="timeline")
+        yield Static(id="detail")
 
     def show_detail(self, rental: Rental | None) -> None:
         super().show_detail(rental)
-        self.query_one("#timeline-title").display = rental is not None
+        head = "" if rental is None else Text(
+            rental.e164 or rental.number or rental.requested_number or "(number not bought yet)", style="bold")
+        self.query_one("#detail-head", Static).update(head)
         timeline = self.query_one(Timeline)
         timeline.display = rental is not None
         timeline.rental = rental
@@ -101,7 +103,7 @@ class NumbersScreen(ListScreen[Rental]):
     def render_detail(self, r: Rental) -> RenderableType:
         money = lambda n: fmt.money(n, r.currency)  # noqa: E731
         parts: list[RenderableType] = [
-            Text(r.e164 or r.number or r.requested_number or "(number not bought yet)", style="bold"),
+            Text("All fields", style="bold underline"),
             fields_table([
                 ("id", r.id),
                 ("status", fmt.status(r.status)),

@@ -15,7 +15,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -104,6 +104,7 @@ class RowTable(ScrollView, can_focus=True):
         self._query = ""
         self._natural: list[int] = [len(c.label) for c in self.columns]
         self._widths: list[int] = list(self._natural)
+        self._layout_width = -1
         self._last_key: str | None = None
 
     # --- data ---
@@ -176,15 +177,28 @@ class RowTable(ScrollView, can_focus=True):
     # --- layout ---
 
     def _layout(self) -> None:
-        width = max(self.scrollable_content_region.width, 1) if self.is_mounted else 120
-        widths = [max(c.min_width, min(n, c.max_width)) for c, n in zip(self.columns, self._natural)]
-        gaps = len(widths) - 1
-        spare = width - sum(widths) - gaps
-        if widths:
-            widths[-1] = max(widths[-1] + spare, self.columns[-1].min_width) if spare > 0 else widths[-1]
-        self._widths = widths
-        self.virtual_size = Size(width, len(self._visible) + 1)
+        # Widths are worked out at render time, when the real width is known (a hidden table has none).
+        self._layout_width = -1
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._visible) + 1)
         self.refresh()
+
+    def _fit(self, width: int) -> list[int]:
+        if width == self._layout_width:
+            return self._widths
+        widths = [max(c.min_width, min(n, c.max_width)) for c, n in zip(self.columns, self._natural)]
+        spare = width - sum(widths) - (len(widths) - 1)
+        # Too wide: take a cell at a time from the column with the most to give.
+        while spare < 0 and widths:
+            n = max(range(len(widths)), key=lambda i: widths[i] - self.columns[i].min_width)
+            if widths[n] <= self.columns[n].min_width:
+                break
+            widths[n] -= 1
+            spare += 1
+        if widths and spare > 0:
+            widths[-1] += spare
+        self._widths = widths
+        self._layout_width = width
+        return widths
 
     def on_resize(self, event: events.Resize) -> None:
         self._layout()
@@ -259,7 +273,7 @@ class RowTable(ScrollView, can_focus=True):
 
     def _strip(self, cells: Sequence[Cell], style: Style, width: int) -> Strip:
         segments: list[Segment] = []
-        for i, (cell, w) in enumerate(zip(cells, self._widths)):
+        for i, (cell, w) in enumerate(zip(cells, self._fit(width))):
             if i:
                 segments.append(Segment(" ", style))
             if isinstance(cell, Text):
@@ -275,6 +289,3 @@ class RowTable(ScrollView, can_focus=True):
                     cell = cell[: max(w - 1, 0)] + "…"
                 segments.append(Segment(cell.ljust(w), style))
         return Strip(segments).adjust_cell_length(width, style)
-
-    def refresh_row_region(self) -> None:
-        self.refresh(Region(0, 0, self.size.width, self.size.height))

@@ -57,5 +57,6 @@ class StatusBar(Widget):
             host_of(getattr(app, "base_url", "")),
             "  │  ",
             (label, style),
+            ("   1–6 areas · 7 profiles · ? keys", "dim"),
         )
         return line

@@ -100,7 +100,9 @@ class Landing:
 
 
 _END_USER_KEYS = {key for key, _, _ in END_USER_FIELDS}
-_DOC_RE = re.compile(r"^(?:documents|files)\[(\d+)\](?:\.(dataFields)\.(\w+)|\.(\w+))?")
+# Servers write list indices either way: documents[1].dataFields.pan or documents.1.dataFields.pan.
+_DOC_RE = re.compile(r"^(?:documents|files)(?:\[(\d+)\]|\.(\d+))(?:\.dataFields\.(\w+))?")
+_DOC_IN_TEXT = re.compile(r"\b(?:documents|files)(?:\[(\d+)\]|\.(\d+))")
 
 
 def landing_for(error: FieldError) -> Landing:
@@ -114,11 +116,18 @@ def landing_for(error: FieldError) -> Landing:
         return Landing("enduser", f"eu-{key}" if key in _END_USER_KEYS else "eu-name", message)
     match = _DOC_RE.match(field)
     if match:
-        index = int(match.group(1))
-        if match.group(2):
+        index = int(match.group(1) or match.group(2))
+        if match.group(3):
             return Landing("documents", f"doc-{index}-field-{match.group(3)}", message)
         return Landing("documents", f"doc-{index}-path", message)
+    if field.startswith(("documents", "files")):
+        return Landing("documents", None, message)
     return Landing("review", None, message)
+
+
+def documents_named(text: str) -> list[int]:
+    """Indices of documents a message names (``documents.1 (address_proof): …``)."""
+    return sorted({int(m.group(1) or m.group(2)) for m in _DOC_IN_TEXT.finditer(text)})
 
 
 def first_step(landings: list[Landing]) -> str:

@@ -62,6 +62,7 @@ from vap_console.tui.screens.wizard.rules import (
     Landing,
     PhoneNumber,
     Required,
+    documents_named,
     first_step,
     human_size,
     landing_for,
@@ -412,7 +413,8 @@ class RentalWizard(ModalScreen[Rental | None]):
         nxt.display = step != "submit"
         nxt.label = "Rent…" if step == "review" else "Next"
         nxt.variant = "warning" if step == "review" else "primary"
-        nxt.disabled = bool(self._blocked) and step in ("requirements", "review")
+        nxt.disabled = self._blocked == "not_configured" or (
+            self._blocked == "ineligible" and step in ("requirements", "review"))
         if step == "requirements":
             self._ensure_requirements()
         elif step == "review":
@@ -473,9 +475,9 @@ class RentalWizard(ModalScreen[Rental | None]):
     def _check_step(self, step: str) -> bool:
         container = self.query_one(f"#step-{step}")
         fine = self._check_inputs(container)
+        if self._blocked == "not_configured" or (self._blocked and step == "requirements"):
+            return False
         if step == "requirements":
-            if self._blocked:
-                return False
             if self.requirements is None and not self._requirements_missing:
                 self.notify("The requirements are still loading.", severity="warning")
                 return False
@@ -610,7 +612,10 @@ class RentalWizard(ModalScreen[Rental | None]):
     @on(SearchFailed)
     def _search_failed(self, message: SearchFailed) -> None:
         status = self.query_one("#search-status", Static)
-        if isinstance(message.error, errors.NotSupported):
+        if isinstance(message.error, errors.NotConfigured):
+            status.update("")
+            self._unavailable()
+        elif isinstance(message.error, errors.NotSupported):
             status.update("This server does not offer number search: type the number below.")
             self.query_one("#number", Input).focus()
         else:
@@ -682,7 +687,17 @@ class RentalWizard(ModalScreen[Rental | None]):
     @on(RequirementsFailed)
     def _requirements_failed(self, message: RequirementsFailed) -> None:
         self.query_one("#requirements", Static).update("The requirements could not be loaded.")
+        if isinstance(message.error, errors.NotConfigured):
+            self._unavailable()
+            return
         self.banner.show(str(message.error), retry=self.retry_requirements)
+
+    def _unavailable(self) -> None:
+        """503 telephony_not_configured: nothing on this deployment can rent a number."""
+        self._blocked = "not_configured"
+        self._show_step(self.step)
+        self.banner.show("Rentals are unavailable on this deployment (HTTP 503, "
+                         "telephony_not_configured). Nothing was sent or charged.")
 
     def _rebuild_documents(self, types: list[DocumentType | None]) -> None:
         current = [entry.doc_type.id if entry.doc_type else None for entry in self.documents]
@@ -941,10 +956,8 @@ class RentalWizard(ModalScreen[Rental | None]):
             self.banner.show(str(error) + (f" Reason: {reason}" if reason else ""))
             return
         if isinstance(error, errors.NotConfigured):
-            self._blocked = "not_configured"
             self._show_step("review")
-            self.banner.show("Rentals are unavailable on this deployment (HTTP 503, "
-                             "telephony_not_configured). Nothing was charged.")
+            self._unavailable()
             return
         self._show_step("review")
         if isinstance(error, errors.AutopayRequired):
@@ -978,7 +991,9 @@ class RentalWizard(ModalScreen[Rental | None]):
         if error.details:
             self._mark([landing_for(detail) for detail in error.details])
             return
-        named = [e for e in self.documents if e.path_text and Path(e.path_text).name in error.message]
+        indices = documents_named(error.message)
+        named = [e for e in self.documents if e.index in indices]
+        named = named or [e for e in self.documents if e.path_text and Path(e.path_text).name in error.message]
         for entry in named or self.documents:
             entry.show_file([error.message or error.default_message()])
 
