@@ -9,38 +9,21 @@ import socket
 import tomllib
 from pathlib import Path
 
-import httpx
 import keyring.errors
 import pytest
 
 from vap_console import auth_cli
-from vap_console.api.client import VapClient
 from vap_console.credentials import KeyStore, LocalIndex, ProfileStore
 
+from .fake_api import GOOD_KEY, verify_async
 from .backends import FailingKeyring, HangingKeyring, MemoryKeyring
 
-GOOD = "sk_test_good_key_ABCD"
+GOOD = GOOD_KEY
 URL = "https://api.example.com"
-VOICES = {"defaultModel": "mulberry", "models": []}
-
-
-def spec_server(request: httpx.Request) -> httpx.Response:
-    assert request.url.path == "/v1/voices"
-    key = request.headers.get("authorization", "").removeprefix("Bearer ")
-    if key == GOOD:
-        return httpx.Response(200, json=VOICES)
-    if key == "sk_test_noscope_key_0403":
-        return httpx.Response(403, json={"error": "Key lacks scope", "code": "forbidden_scope"})
-    return httpx.Response(401, json={"error": "Invalid API key", "code": "unauthorized"})
 
 
 def fake_verify(base_url: str, key: str) -> None:
-    async def probe() -> None:
-        transport = httpx.MockTransport(spec_server)
-        async with VapClient(base_url, key, transport=transport, max_retries=0) as client:
-            await client.list_voices()
-
-    asyncio.run(probe())
+    asyncio.run(verify_async(base_url, key))
 
 
 class Pipe(io.StringIO):

@@ -1,0 +1,229 @@
+"""The login dialog: every field checked on submit, the key verified before it is kept, masked
+on screen, and "this session only" when the keyring fails."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import keyring.errors
+import pytest
+from textual.app import App
+from textual.widgets import Button, Input, Static
+
+from tests.credentials.backends import FailingKeyring, HangingKeyring, MemoryKeyring, isolate_xdg
+from tests.credentials.fake_api import GOOD_KEY, NOSCOPE_KEY, REVOKED_KEY, verify_async
+from vap_console.credentials import KeyringUnavailable, KeyStore, ProfileStore, ResolvedCredentials
+from vap_console.tui.screens.login import LoginApp, LoginScreen, no_key_reason
+
+URL = "https://api.example.com"
+UNSET: Any = object()
+
+
+@pytest.fixture(autouse=True)
+def xdg_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    return isolate_xdg(tmp_path, monkeypatch)
+
+
+class Host(App[None]):
+    def __init__(self, screen: LoginScreen) -> None:
+        super().__init__()
+        self.login = screen
+        self.result: Any = UNSET
+
+    def on_mount(self) -> None:
+        self.push_screen(self.login, callback=self._done)
+
+    def _done(self, result: ResolvedCredentials | None) -> None:
+        self.result = result
+
+
+def login_screen(backend, **kw: Any) -> LoginScreen:
+    return LoginScreen(KeyStore(backend=backend, timeout=kw.pop("timeout", 5.0)), verify=verify_async, **kw)
+
+
+async def fill(pilot, profile: str, url: str, key: str) -> None:
+    screen = pilot.app.login
+    for field_id, value in (("profile", profile), ("base-url", url), ("key", key)):
+        screen.query_one(f"#{field_id}", Input).value = value
+
+
+async def press_save(pilot) -> None:
+    await pilot.click("#login-save")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def text(screen: LoginScreen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).content)
+
+
+async def test_a_good_key_is_verified_kept_in_the_keyring_and_the_profile_recorded(
+    xdg_dirs: dict[str, Path],
+) -> None:
+    backend = MemoryKeyring()
+    app = Host(login_screen(backend))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await fill(pilot, "work", URL, GOOD_KEY)
+        svg = app.export_screenshot()
+        await press_save(pilot)
+    assert GOOD_KEY not in svg  # the key input is masked
+    assert backend.items == {("vap-console", "work"): GOOD_KEY}
+    assert isinstance(app.result, ResolvedCredentials)
+    assert (app.result.source, app.result.profile, app.result.base_url) == ("keyring", "work", URL)
+    doc = tomllib.loads((xdg_dirs["config"] / "vap-console" / "profiles.toml").read_text())
+    assert doc["profiles"] == {"work": {"base_url": URL}} and doc["active"] == "work"
+
+
+async def test_every_bad_field_is_named_with_its_rule_and_nothing_changes() -> None:
+    backend = MemoryKeyring()
+    app = Host(login_screen(backend))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await fill(pilot, "bad name", "http://remote.example.com", "two words")
+        await press_save(pilot)
+        screen = app.login
+        assert "profile name 'bad name'" in text(screen, "#profile-error")
+        assert "must use https:// for a remote host" in text(screen, "#base-url-error")
+        assert "API key: must be one word" in text(screen, "#key-error")
+        assert screen.query_one("#profile", Input).value == "bad name"
+        assert screen.query_one("#key", Input).value == "two words"
+        assert app.focused is screen.query_one("#profile", Input)
+    assert app.result is UNSET
+    assert backend.items == {}
+    assert ProfileStore().load().profiles == {}
+
+
+@pytest.mark.parametrize(
+    ("key", "says"),
+    [(REVOKED_KEY, "Key rejected by api.example.com (HTTP 401 unauthorized)"),
+     (NOSCOPE_KEY, "lacks the agent scope")],
+)
+async def test_a_refused_key_keeps_the_form_and_stores_nothing(key: str, says: str) -> None:
+    backend = MemoryKeyring()
+    app = Host(login_screen(backend))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await fill(pilot, "work", URL, key)
+        await press_save(pilot)
+        screen = app.login
+        status = text(screen, "#login-status")
+        assert says in status and "Nothing was stored" in status and key not in status
+        assert [screen.query_one(f"#{f}", Input).value for f in ("profile", "base-url", "key")] == [
+            "work", URL, key
+        ]
+        assert not screen.query_one("#login-save", Button).disabled
+        assert not screen.query_one("#login-session", Button).display or not screen.has_class("-keyring-failed")
+    assert app.result is UNSET
+    assert backend.items == {}
+    assert ProfileStore().load().profiles == {}
+
+
+async def test_when_the_keyring_fails_the_key_can_be_used_for_this_session_only(
+    xdg_dirs: dict[str, Path],
+) -> None:
+    screen = login_screen(FailingKeyring(keyring.errors.NoKeyringError("none")))
+    app = Host(screen)
+    async with app.run_test(size=(100, 40)) as pilot:
+        session_button = screen.query_one("#login-session", Button)
+        assert not session_button.region  # hidden until the keyring fails
+        await fill(pilot, "work", URL, GOOD_KEY)
+        await press_save(pilot)
+        status = text(screen, "#login-status")
+        assert "The key is valid" in status and "no keyring backend is installed" in status
+        assert "keyrings.alt" in status and "VAP_API_KEY" in status
+        assert session_button.region
+        await pilot.click("#login-session")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert isinstance(app.result, ResolvedCredentials)
+    assert (app.result.source, app.result.key) == ("session", GOOD_KEY)
+    resolved = screen.keystore.resolve("work")
+    assert (resolved.source, resolved.key, resolved.base_url) == ("session", GOOD_KEY, URL)
+    # The profile (no secret) is recorded; the key is in no file.
+    assert ProfileStore().get("work").base_url == URL
+    for path in xdg_dirs["config"].parent.rglob("*"):
+        if path.is_file():
+            assert GOOD_KEY not in path.read_text(errors="replace")
+
+
+async def test_a_hanging_keyring_gives_up_and_offers_the_session() -> None:
+    backend = HangingKeyring()
+    screen = login_screen(backend, timeout=0.3)
+    app = Host(screen)
+    try:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await fill(pilot, "work", URL, GOOD_KEY)
+            await press_save(pilot)
+            assert "did not answer within 0.3 s" in text(screen, "#login-status")
+            assert screen.has_class("-keyring-failed")
+    finally:
+        backend.release.set()
+
+
+async def test_enter_moves_to_the_next_empty_field_then_submits() -> None:
+    backend = MemoryKeyring()
+    app = Host(login_screen(backend, profile="work", base_url=URL))
+    async with app.run_test(size=(100, 40)) as pilot:
+        assert app.focused is app.login.query_one("#key", Input)
+        for ch in GOOD_KEY:
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.result.source == "keyring"
+    assert backend.items == {("vap-console", "work"): GOOD_KEY}
+
+
+async def test_escape_cancels_with_nothing_stored() -> None:
+    backend = MemoryKeyring()
+    app = Host(login_screen(backend))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await fill(pilot, "work", URL, GOOD_KEY)
+        await pilot.press("escape")
+        await pilot.pause()
+    assert app.result is None and backend.items == {}
+
+
+async def test_the_start_app_returns_the_credentials() -> None:
+    backend = MemoryKeyring()
+    app = LoginApp(KeyStore(backend=backend), profile="default", base_url=URL,
+                   reason="No API key for profile 'default'.", verify=verify_async)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert "No API key for profile 'default'" in text(screen, "#login-reason")
+        screen.query_one("#key", Input).value = GOOD_KEY
+        await pilot.click("#login-save")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.return_value is not None and app.return_value.source == "keyring"
+
+
+def test_reasons_say_why_the_login_screen_is_shown() -> None:
+    none = ResolvedCredentials(None, "none", URL, "work")
+    assert no_key_reason(none, None) == "No API key for profile 'work': enter one to continue."
+    assert "No profile yet" in no_key_reason(ResolvedCredentials(None, "none", None, "default"), None)
+    failed = no_key_reason(None, KeyringUnavailable("it is locked"))
+    assert "it is locked" in failed and "session only" in failed
+
+
+def test_snapshot_login_first_start(snap_compare) -> None:
+    app = LoginApp(KeyStore(backend=MemoryKeyring()), profile="default",
+                   reason="No profile yet: enter a name, the API's base URL and an API key.",
+                   verify=verify_async)
+    assert snap_compare(app, terminal_size=(100, 34))
+
+
+def test_snapshot_login_keyring_unavailable_offers_session(snap_compare) -> None:
+    app = LoginApp(KeyStore(backend=FailingKeyring(keyring.errors.NoKeyringError("none"))),
+                   profile="default", base_url=URL, verify=verify_async)
+
+    async def run_before(pilot) -> None:
+        app.screen.query_one("#key", Input).value = GOOD_KEY
+        await pilot.click("#login-save")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)
