@@ -64,27 +64,23 @@ def _run_on_profile(profile: str | None) -> int:
     from vap_console.api import VapClient
     from vap_console.credentials import (
         CredentialsInputError,
-        KeyringUnavailable,
         KeyStore,
         LocalIndex,
         ProfilesFileError,
     )
     from vap_console.tui.app import make_app
+    from vap_console.tui.screens.login import resolve_or_login
     from vap_console.tui.settings import Settings
 
     store = KeyStore()
     try:
-        creds = store.resolve(profile)
+        # No usable key (none stored, or the keyring failing): a login screen, not an error.
+        creds = resolve_or_login(store, profile)
     except (CredentialsInputError, ProfilesFileError) as exc:
         _say(str(exc))
         return EXIT_FAILURE
-    except KeyringUnavailable as exc:
-        _say(f"{exc}. Set VAP_API_KEY for this shell, or try `vap --sandbox`.")
-        return EXIT_FAILURE
-    if not creds.usable:
-        missing = "an API key" if not creds.key else "a base URL"
-        _say(f"profile {creds.profile!r} has no {missing}: run `vap login --profile {creds.profile}` "
-             "(or try `vap --sandbox`)")
+    if creds is None:
+        _say("no API key entered: run `vap login`, set VAP_API_KEY, or try `vap --sandbox`")
         return EXIT_FAILURE
     key, base_url = creds.key, creds.base_url
     assert key is not None and base_url is not None

@@ -14,8 +14,14 @@ from textual.widgets import Button, Input, Static
 
 from tests.credentials.backends import FailingKeyring, HangingKeyring, MemoryKeyring, isolate_xdg
 from tests.credentials.fake_api import GOOD_KEY, NOSCOPE_KEY, REVOKED_KEY, verify_async
-from vap_console.credentials import KeyringUnavailable, KeyStore, ProfileStore, ResolvedCredentials
-from vap_console.tui.screens.login import LoginApp, LoginScreen, no_key_reason
+from vap_console.credentials import (
+    CredentialsInputError,
+    KeyringUnavailable,
+    KeyStore,
+    ProfileStore,
+    ResolvedCredentials,
+)
+from vap_console.tui.screens.login import LoginApp, LoginScreen, no_key_reason, resolve_or_login
 
 URL = "https://api.example.com"
 UNSET: Any = object()
@@ -227,3 +233,65 @@ def test_snapshot_login_keyring_unavailable_offers_session(snap_compare) -> None
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)
+
+
+def test_start_with_a_usable_key_opens_no_login_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    backend = MemoryKeyring()
+    store = KeyStore(backend=backend)
+    store.store_login("work", URL, GOOD_KEY)
+    monkeypatch.setattr(LoginApp, "run", lambda self: pytest.fail("login screen shown"))
+    creds = resolve_or_login(store)
+    assert (creds.source, creds.profile, creds.base_url) == ("keyring", "work", URL)
+
+
+@pytest.mark.parametrize(
+    ("backend", "expect_reason"),
+    [(MemoryKeyring(), "No API key for profile 'work'"),
+     (FailingKeyring(keyring.errors.InitError("dbus")), "session only")],
+)
+def test_start_without_a_usable_key_shows_the_login_screen_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch, backend, expect_reason: str
+) -> None:
+    ProfileStore().add("work", URL)
+    shown: list[LoginApp] = []
+
+    def run(self: LoginApp) -> None:
+        shown.append(self)
+        return None
+
+    monkeypatch.setattr(LoginApp, "run", run)
+    assert resolve_or_login(KeyStore(backend=backend)) is None
+    (app,) = shown
+    args = app._screen_args
+    assert (args["profile"], args["base_url"]) == ("work", URL)
+    assert expect_reason in args["reason"]
+
+
+def test_env_key_without_a_base_url_is_an_error_not_a_login(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VAP_API_KEY", GOOD_KEY)
+    monkeypatch.setattr(LoginApp, "run", lambda self: pytest.fail("login screen shown"))
+    with pytest.raises(CredentialsInputError, match="set VAP_BASE_URL") as info:
+        resolve_or_login(KeyStore(backend=MemoryKeyring()))
+    assert GOOD_KEY not in str(info.value)
+
+
+async def test_a_keyring_known_broken_at_start_offers_the_session_at_once() -> None:
+    backend = FailingKeyring(keyring.errors.NoKeyringError("none"))
+    screen = login_screen(backend, profile="work", base_url=URL, keyring_failed=True)
+    app = Host(screen)
+    async with app.run_test(size=(100, 40)) as pilot:
+        assert screen.query_one("#login-session", Button).region
+        screen.query_one("#key", Input).value = REVOKED_KEY
+        await pilot.click("#login-session")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Key rejected" in text(screen, "#login-status")  # checked before it is used
+        assert app.result is UNSET
+        screen.query_one("#key", Input).value = GOOD_KEY
+        await pilot.click("#login-session")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert (app.result.source, app.result.key, app.result.profile) == ("session", GOOD_KEY, "work")
+    assert screen.keystore.resolve("work").source == "session"

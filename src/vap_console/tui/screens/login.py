@@ -21,6 +21,8 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, Static
 
 from vap_console.credentials import (
+    ENV_BASE_URL,
+    ENV_KEY,
     CredentialsInputError,
     KeyringUnavailable,
     KeyStore,
@@ -113,8 +115,10 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
         title: str = "Log in",
         verify: AsyncVerifier | None = None,
         cancel_label: str = "Cancel",
+        keyring_failed: bool = False,
     ) -> None:
         super().__init__()
+        self._keyring_known_broken = keyring_failed
         self.keystore = keystore
         self._initial = {"profile": profile or "", "base-url": base_url or "", "key": ""}
         self._reason = reason
@@ -150,6 +154,8 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
                 yield Button(self._cancel_label, id="login-cancel")
 
     def on_mount(self) -> None:
+        # Known broken keyring: offer the session-only way from the start.
+        self.set_class(self._keyring_known_broken, "-keyring-failed")
         # Start on the first empty field: on a re-login only the key is missing.
         for field_id, _, _ in FIELDS:
             box = self.query_one(f"#{field_id}", Input)
@@ -190,21 +196,26 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
         values = self._values()
         if values is None:
             return
+        self._start_check(values, session_only=False)
+
+    def _start_check(self, values: dict[str, str], *, session_only: bool) -> None:
         self._verified = None
-        self.remove_class("-keyring-failed")
         self._status("Checking the key with GET /v1/voices…")
         self.query_one("#login-save", Button).disabled = True
-        self.check_and_store(values["profile"], values["base-url"], values["key"])
+        self.check_and_keep(values["profile"], values["base-url"], values["key"], session_only)
 
     # An explicit description: Textual's default one repr()s the arguments, and one is the key.
-    @work(exclusive=True, group="login", exit_on_error=False, description="check and store a key")
-    async def check_and_store(self, name: str, url: str, key: str) -> None:
+    @work(exclusive=True, group="login", exit_on_error=False, description="check and keep a key")
+    async def check_and_keep(self, name: str, url: str, key: str, session_only: bool) -> None:
         try:
             await self._verify(url, key)
         except Exception as exc:  # noqa: BLE001 - every failure is shown as one sentence
             self.post_message(self.Refused(explain_verify_error(exc, url)))
             return
         self._verified = (name, url, key)
+        if session_only:
+            self._keep_for_session()
+            return
         try:
             # The keyring can block (a locked Secret Service); KeyStore bounds it with a timeout.
             credentials = await asyncio.to_thread(self.keystore.store_login, name, url, key)
@@ -237,8 +248,16 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
 
     @on(Button.Pressed, "#login-session")
     def _session_only(self) -> None:
-        if self._verified is None:
+        values = self._values()
+        if values is None:
             return
+        if self._verified == (values["profile"], values["base-url"], values["key"]):
+            self._keep_for_session()
+        else:
+            self._start_check(values, session_only=True)
+
+    def _keep_for_session(self) -> None:
+        assert self._verified is not None
         name, url, key = self._verified
         self.keystore.remember_for_session(name, key)
         self.record_profile(ResolvedCredentials(key, "session", url, name))
@@ -278,10 +297,12 @@ class LoginApp(App[ResolvedCredentials | None]):
         base_url: str | None = None,
         reason: str = "",
         verify: AsyncVerifier | None = None,
+        keyring_failed: bool = False,
     ) -> None:
         super().__init__()
         self._screen_args = dict(
-            profile=profile, base_url=base_url, reason=reason, verify=verify, cancel_label="Quit"
+            profile=profile, base_url=base_url, reason=reason, verify=verify, cancel_label="Quit",
+            keyring_failed=keyring_failed,
         )
         self.keystore = keystore
 
@@ -304,6 +325,7 @@ def resolve_or_login(
     """The credentials to open the console with: resolved, or asked for on a login screen.
 
     None when the user quits the login screen. For the launcher; not for use inside a running app.
+    Raises CredentialsInputError for a bad VAP_BASE_URL, or VAP_API_KEY set with no base URL.
     """
     failure: KeyringUnavailable | None = None
     resolved: ResolvedCredentials | None = None
@@ -313,11 +335,16 @@ def resolve_or_login(
         failure = exc
     if resolved is not None and resolved.usable:
         return resolved
+    if resolved is not None and resolved.source == "env":
+        # A key typed now would be shadowed by VAP_API_KEY anyway; the base URL is what is missing.
+        raise CredentialsInputError(
+            f"{ENV_KEY} is set but profile {resolved.profile!r} has no base URL: set {ENV_BASE_URL}"
+        )
     name = resolved.profile if resolved else keystore.profile_name(profile)
     url = resolved.base_url if resolved else None
     if url is None:
         stored = keystore.profiles.get(name)
         url = stored.base_url if stored else None
     app = LoginApp(keystore, profile=name, base_url=url, reason=no_key_reason(resolved, failure),
-                   verify=verify)
+                   verify=verify, keyring_failed=failure is not None)
     return app.run()
