@@ -118,6 +118,8 @@ class VapApp(App[int]):
         # Variable names seen last, so the tool form can tell known placeholders from unknown ones.
         self.variable_names: set[str] = set()
         self.tool_names: dict[str, str] = {}
+        # How the app waits out a 429; tests swap in one that advances a virtual clock.
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     # --- the contract ---
 
@@ -211,7 +213,7 @@ class VapApp(App[int]):
                     severity="warning",
                     timeout=max(wait, 3),
                 )
-                await asyncio.sleep(wait)
+                await self.sleep(wait)
                 continue
             except (errors.ConnectionFailed, errors.TimedOut):
                 self.connection = "offline"

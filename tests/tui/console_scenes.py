@@ -1,0 +1,188 @@
+"""The console on a sandbox, and the scenes its snapshot tests and `make screenshots` share.
+
+Every scene builds a fresh sandbox on a VirtualClock at the sandbox EPOCH, talks to it through
+httpx.ASGITransport, waits for every worker, and freezes cursors, so a scene renders the same
+SVG on every run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+from vap_console.api import VapClient
+from vap_console.credentials import LocalIndex
+from vap_console.sandbox.app import create_app
+from vap_console.sandbox.clock import VirtualClock
+from vap_console.sandbox.keys import DEFAULT_KEY
+from vap_console.tui.app import VapApp, make_app
+from vap_console.tui.settings import Settings
+
+BASE_URL = "http://sandbox.test"
+SIZE = (120, 36)
+REVOKED_KEY = "sk_sandbox_revoked"
+
+EMPTY_BODIES: dict[str, object] = {
+    "/v1/phone-numbers": {"items": [], "count": 0},
+    "/v1/tools": {"items": [], "count": 0},
+    "/v1/variables": {"items": [], "count": 0},
+    "/v1/voices": {"defaultModel": "", "models": []},
+    "/v1/agents/templates": {"items": [], "count": 0},
+    "/v1/agents": {"items": [], "count": 0},
+}
+
+
+class EmptyLists(httpx.AsyncBaseTransport):
+    """Answers the list GETs named with an empty list, as a new account would; the rest pass through."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, paths: set[str]) -> None:
+        self.inner = inner
+        self.paths = paths
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "GET" and request.url.path in self.paths:
+            return httpx.Response(200, json=EMPTY_BODIES[request.url.path])
+        return await self.inner.handle_async_request(request)
+
+
+@dataclass
+class Console:
+    app: VapApp
+    clock: VirtualClock
+    sandbox: object  # the Starlette app; state in .state.sandbox
+
+
+def build_console(
+    *,
+    start_screen: str = "numbers",
+    api_key: str = DEFAULT_KEY,
+    empty: set[str] | None = None,
+    index_dir: Path | None = None,
+    settings: Settings | None = None,
+    rate_limit: int = 600,
+    clock: VirtualClock | None = None,
+) -> Console:
+    clock = clock or VirtualClock()
+    sandbox = create_app(clock=clock, rate_limit=rate_limit)
+    transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=sandbox)
+    if empty:
+        transport = EmptyLists(transport, empty)
+
+    async def advance(seconds: float) -> None:
+        # Waiting (Retry-After, backoff) moves the virtual clock instead of real time.
+        clock.advance(seconds)
+
+    def client() -> VapClient:
+        return VapClient(BASE_URL, api_key, transport=transport, sleep=advance, max_retries=2)
+
+    app = make_app(
+        client_factory=client,
+        profile_name="sandbox",
+        base_url=BASE_URL,
+        clock=clock.now,
+        local_index=LocalIndex("sandbox", data_dir=index_dir) if index_dir else None,
+        settings=settings or Settings(),
+        start_screen=start_screen,
+    )
+    app.sleep = advance
+    return Console(app, clock, sandbox)
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait until no worker runs and the screen has drawn; stop cursors blinking."""
+    app = pilot.app
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    for widget in app.screen.query("Input, TextArea"):
+        if isinstance(widget, (Input, TextArea)):
+            widget.cursor_blink = False
+    await pilot.pause()
+
+
+Steps = Callable[[Pilot], Awaitable[None]]
+
+
+async def _nothing(pilot: Pilot) -> None:
+    return None
+
+
+def keys(*presses: str) -> Steps:
+    async def run(pilot: Pilot) -> None:
+        for key in presses:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+async def _tool_form_invalid(pilot: Pilot) -> None:
+    await pilot.press("n")
+    await settle(pilot)
+    screen = pilot.app.screen
+    screen.query_one("#f-name", Input).value = "9 lookup"
+    screen.query_one("#f-config-url", Input).value = "crm.example/{customer_id}?q={order_ref}"
+    screen.query_one("#f-config-timeoutMs", Input).value = "-5"
+    screen.query_one("#f-config-params", TextArea).text = "phone={caller_number}\n=oops"
+    screen.query_one("#f-config-llmParams", TextArea).text = "order_ref: the order number"
+    await settle(pilot)
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+
+
+async def _create_agent(pilot: Pilot) -> None:
+    await pilot.press("a")
+    await settle(pilot)
+    await pilot.press(*"Front desk 2")
+    await settle(pilot)
+
+
+@dataclass
+class Scene:
+    start: str
+    steps: Steps = _nothing
+    api_key: str = DEFAULT_KEY
+    empty: set[str] = field(default_factory=set)
+
+    def build(self) -> Console:
+        return build_console(start_screen=self.start, api_key=self.api_key, empty=self.empty)
+
+    async def run(self, pilot: Pilot) -> None:
+        await settle(pilot)
+        await self.steps(pilot)
+        await settle(pilot)
+
+
+AREA_PATHS = {
+    "numbers": "/v1/phone-numbers",
+    "tools": "/v1/tools",
+    "variables": "/v1/variables",
+    "voices": "/v1/voices",
+    "templates": "/v1/agents/templates",
+    "agents": "/v1/agents",
+}
+
+SCENES: dict[str, Scene] = {}
+for _area, _path in AREA_PATHS.items():
+    SCENES[_area] = Scene(_area)
+    SCENES[f"{_area}_empty"] = Scene(_area, empty={_path})
+    SCENES[f"{_area}_error"] = Scene(_area, api_key=REVOKED_KEY)
+SCENES.update({
+    "numbers_filtered": Scene("numbers", keys("slash", *"pune")),
+    "tool_form_errors": Scene("tools", _tool_form_invalid),
+    "tool_builtin_delete": Scene("tools", keys("d")),
+    "create_agent_dialog": Scene("templates", _create_agent),
+    "webcall_dialog": Scene("agents", keys("w")),
+    "delete_agent_confirm": Scene("agents", keys("d")),
+    "keys_help": Scene("tools", keys("question_mark")),
+})
+
+
+def dump(obj: object) -> str:
+    return json.dumps(obj, sort_keys=True)
