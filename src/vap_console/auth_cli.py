@@ -188,14 +188,11 @@ def profiles(*, keystore: KeyStore | None = None) -> int:
     failure: KeyringUnavailable | None = None
     rows = [("", "PROFILE", "BASE URL", "KEY")]
     for p in config.profiles.values():
-        if env_key:
-            where = f"env {mask(env_key)}"
-        elif failure:
+        if failure and not env_key:
             where = "unavailable"
         else:
             try:
-                key = store.get(p.name)
-                where = f"keyring {mask(key)}" if key else "none"
+                where = " ".join(store.key_source(p.name)).strip()
             except KeyringUnavailable as exc:
                 # One hang is enough: do not wait the timeout again for every profile.
                 failure = exc

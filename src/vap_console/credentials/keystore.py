@@ -208,6 +208,19 @@ class KeyStore:
 
     # --- resolution ---
 
+    def key_source(self, profile: str) -> tuple[KeySource, str]:
+        """Where ``profile``'s key would come from, and that key masked (for listings).
+
+        Raises KeyringUnavailable only when the keyring had to be asked.
+        """
+        env_key = self.env.get(ENV_KEY, "").strip()
+        if env_key:
+            return "env", mask(env_key)
+        if profile in self._session:
+            return "session", mask(self._session[profile])
+        key = self.get(profile)
+        return ("keyring", mask(key)) if key else ("none", "")
+
     def profile_name(self, profile: str | None = None) -> str:
         """The profile a command means: the one named, else the active one, else ``default``."""
         if profile:
