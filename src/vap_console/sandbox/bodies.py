@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from starlette.requests import Request
@@ -17,11 +18,22 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 parses as inf, which no JSON answer could carry back
+        raise ValueError("number out of range")
+    return value
+
+
 def parse_json(raw: bytes | str, loc: str = "body") -> Any:
+    """Strict JSON: no NaN or infinities, and only text that can be written back as UTF-8
+    (a lone surrogate escape such as \\ud800 parses but could never be answered)."""
     try:
-        return json.loads(raw, parse_constant=_no_constants)
-    except (ValueError, RecursionError, UnicodeDecodeError):
-        raise invalid_field(loc, "must be valid JSON") from None
+        value = json.loads(raw, parse_constant=_no_constants, parse_float=_finite)
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError, UnicodeError):
+        raise invalid_field(loc, "must be valid JSON in UTF-8") from None
+    return value
 
 
 async def read_json(request: Request) -> Any:

@@ -41,6 +41,10 @@ class Faults:
             name = name.strip()
             if not sep:
                 raise FaultSpecError(f"--faults: {part!r} is not name=value")
+            if name not in ("latency", "error_rate", "drop_rate", "seed"):
+                raise FaultSpecError(
+                    f"--faults: unknown setting {name!r} (use latency, error_rate, drop_rate, seed)"
+                )
             try:
                 if name == "latency":
                     value: float | int = float(raw)
@@ -50,12 +54,8 @@ class Faults:
                     value = float(raw)
                     if not 0 <= value <= 1:
                         raise ValueError
-                elif name == "seed":
-                    value = int(raw)
                 else:
-                    raise FaultSpecError(
-                        f"--faults: unknown setting {name!r} (use latency, error_rate, drop_rate, seed)"
-                    )
+                    value = int(raw)
             except ValueError:
                 rule = {"latency": "milliseconds from 0 to 60000", "seed": "a whole number"}.get(
                     name, "a probability from 0 to 1"

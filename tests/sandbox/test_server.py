@@ -1,0 +1,72 @@
+"""`vap sandbox serve`: loopback only unless allowed, prints URL and keys, stops cleanly."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from vap_console.sandbox.keys import SANDBOX_KEYS
+from vap_console.sandbox.server import serve_main
+
+from .conftest import auth
+
+
+def _serve(*args: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vap_console", "sandbox", "serve", "--port", "0", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    banner = ""
+    while "Ctrl+C" not in banner and (line := proc.stdout.readline()):
+        banner += line
+    match = re.search(r"http://127\.0\.0\.1:\d+", banner)
+    assert match, banner + (proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
+    return proc, banner
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl+C"])
+def test_serves_prints_keys_and_stops_cleanly(sig: signal.Signals) -> None:
+    proc, banner = _serve("--speed", "10")
+    url = re.search(r"http://127\.0\.0\.1:\d+", banner).group(0)  # type: ignore[union-attr]
+    try:
+        assert httpx.get(f"{url}/v1/voices", headers=auth(), timeout=5).status_code == 200
+    finally:
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0
+    for key in SANDBOX_KEYS:
+        assert key in banner
+    assert "0002" in banner and "stopped" in out
+    assert "Traceback" not in err and "Traceback" not in out
+
+
+def test_refuses_a_non_loopback_host_without_allow_remote(capsys: pytest.CaptureFixture[str]) -> None:
+    assert serve_main(host="0.0.0.0", port=0) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--allow-remote" in err
+
+
+def test_a_port_in_use_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        assert serve_main(port=busy.getsockname()[1]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "in use" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [({"faults": "latency=soon"}, "latency"), ({"speed": 0}, "--speed"), ({"rate_limit": 0}, "--rate-limit")],
+)
+def test_bad_options_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], kwargs, needle: str) -> None:  # noqa: ANN001
+    assert serve_main(port=0, **kwargs) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err
