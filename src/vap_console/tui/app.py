@@ -35,6 +35,7 @@ from vap_console.tui.widgets.banner import Banner
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
+    from vap_console.credentials import ResolvedCredentials
 
 T = TypeVar("T")
 
@@ -146,6 +147,25 @@ class VapApp(App[int]):
 
     async def on_unmount(self) -> None:
         await self._exit_stack.aclose()
+
+    async def switch_profile(self, credentials: ResolvedCredentials) -> None:
+        """Point the console at another profile (the Profiles screen): a new client, areas reload."""
+        from vap_console.api import VapClient
+        from vap_console.credentials import LocalIndex
+
+        key, base_url = credentials.key, credentials.base_url
+        if not key or not base_url:
+            raise ValueError(f"profile {credentials.profile!r} has no usable key and base URL")
+        factory = lambda: VapClient(base_url, key)  # noqa: E731
+        stack = AsyncExitStack()
+        client = await stack.enter_async_context(factory())
+        old_stack, self._exit_stack = self._exit_stack, stack
+        self._client_factory, self._client = factory, client
+        self.profile_name, self.base_url = credentials.profile, base_url
+        self.local_index = LocalIndex(credentials.profile)
+        self.connection = "connecting"
+        self.stale.update(self.MODES)
+        await old_stack.aclose()
 
     def watch_theme(self, theme: str) -> None:
         if self.settings.theme != theme and self.is_mounted:

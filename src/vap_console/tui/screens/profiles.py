@@ -1,0 +1,321 @@
+"""Profiles: every profile, its base URL and where its key comes from; add, use and remove.
+
+Keyring calls can block (a locked Secret Service), so every one runs in a thread worker and
+comes back as a message. Keys are only ever shown masked to their last four characters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from vap_console.credentials import (
+    ENV_KEY,
+    KeyringUnavailable,
+    KeyStore,
+    LocalIndex,
+    ProfilesFileError,
+    ResolvedCredentials,
+)
+from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.login import AsyncVerifier, LoginScreen
+from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.rows import Column, RowTable, make_row
+from vap_console.tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from vap_console.tui.app import VapApp
+
+REMOVE_NOTE = (
+    "Removes its key from the OS keyring, the profile from profiles.toml and its local id index. "
+    "Nothing changes on the server."
+)
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    name: str
+    base_url: str
+    active: bool
+    source: str  # env | session | keyring | none | unavailable
+    masked: str
+
+
+class ProfilesScreen(Screen[None]):
+    AUTO_FOCUS = "#profile-rows"
+    COLUMNS = (
+        Column("Active", 6, 6),
+        Column("Profile", 20),
+        Column("Base URL", 40),
+        Column("Key", 24),
+    )
+    BINDINGS = [
+        Binding("a", "add", "Add", id="profiles.add", tooltip="Add a profile with a verified API key"),
+        Binding("u", "use", "Use", id="profiles.use",
+                tooltip="Make the highlighted profile active and point the console at it"),
+        Binding("d", "remove", "Remove", id="profiles.remove",
+                tooltip="Remove the highlighted profile and its key from the keyring"),
+        Binding("r", "reload", "Refresh", id="profiles.refresh", tooltip="Read profiles and keys again"),
+        Binding("escape", "back", "Back", id="profiles.back", tooltip="Back to the area you came from"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, rows: list[ProfileRow], problem: str) -> None:
+            super().__init__()
+            self.rows = rows
+            self.problem = problem
+
+    class Resolved(Message):
+        """The highlighted profile's credentials, read to switch to it (or why they cannot be)."""
+
+        def __init__(self, name: str, credentials: ResolvedCredentials | None, problem: str,
+                     keyring_failed: bool) -> None:
+            super().__init__()
+            self.name = name
+            self.credentials = credentials
+            self.problem = problem
+            self.keyring_failed = keyring_failed
+
+    class Removed(Message):
+        def __init__(self, name: str, problem: str) -> None:
+            super().__init__()
+            self.name = name
+            self.problem = problem
+
+    def __init__(self, *, verify: AsyncVerifier | None = None) -> None:
+        super().__init__()
+        self._verify = verify
+        self.rows: dict[str, ProfileRow] = {}
+        self._focus_after_load: str | None = None
+
+    @property
+    def vap(self) -> VapApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def keystore(self) -> KeyStore | None:
+        store = getattr(self.app, "credentials", None)
+        return store if isinstance(store, KeyStore) else None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("Profiles")
+        yield Banner()
+        with Vertical(id="profiles-body"):
+            yield RowTable(self.COLUMNS, id="profile-rows")
+            yield Static("", id="profiles-note")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.keystore is None:
+            self.query_one(Banner).show(
+                "This console runs on the embedded sandbox: no profiles and no keyring are used. "
+                "Start `vap` without --sandbox to manage profiles.",
+                info=True,
+            )
+            return
+        self.action_reload()
+
+    # --- reading ---
+
+    def action_reload(self) -> None:
+        if self.keystore is not None:
+            self.query_one("#profiles-note", Static).update("Reading profiles and the keyring…")
+            self.load()
+
+    @work(thread=True, exclusive=True, group="profiles", exit_on_error=False, description="read profiles")
+    def load(self) -> None:
+        store = self.keystore
+        assert store is not None
+        try:
+            config = store.profiles.load()
+        except ProfilesFileError as exc:
+            self.post_message(self.Loaded([], str(exc)))
+            return
+        problem = ""
+        rows = []
+        for profile in config.profiles.values():
+            if problem:
+                source, masked = "unavailable", ""
+            else:
+                try:
+                    source, masked = store.key_source(profile.name)
+                except KeyringUnavailable as exc:
+                    # One timeout is enough: the other rows say "unavailable" without waiting again.
+                    problem = str(exc)
+                    source, masked = "unavailable", ""
+            rows.append(ProfileRow(profile.name, profile.base_url, profile.name == config.active,
+                                   source, masked))
+        self.post_message(self.Loaded(rows, problem))
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        self.rows = {row.name: row for row in message.rows}
+        table = self.query_one(RowTable)
+        keep = self._focus_after_load or table.cursor_key or self.vap.profile_name
+        self._focus_after_load = None
+        table.set_rows(
+            [make_row(r.name, ("*" if r.active else "", r.name, r.base_url, f"{r.source} {r.masked}".strip()))
+             for r in message.rows],
+            keep_key=keep,
+        )
+        if message.problem:
+            self.query_one(Banner).show(message.problem)
+        else:
+            self.query_one(Banner).clear()
+        self.query_one("#profiles-note", Static).update(self._note())
+
+    def _note(self) -> str:
+        if not self.rows:
+            return "No profiles yet. Press a to add one."
+        note = f"The console uses profile {self.vap.profile_name!r}. * marks the one `vap` starts with."
+        store = self.keystore
+        if store is not None and store.env.get(ENV_KEY, "").strip():
+            note += f" {ENV_KEY} is set: it overrides every profile's stored key."
+        return note
+
+    # --- adding ---
+
+    def action_add(self) -> None:
+        store = self.keystore
+        if store is None:
+            return
+        self.app.push_screen(
+            LoginScreen(store, title="Add a profile", verify=self._verify,
+                        reason="The key is verified before it is kept."),
+            self._added,
+        )
+
+    def _added(self, credentials: ResolvedCredentials | None) -> None:
+        if credentials is None:
+            return
+        where = "for this session only" if credentials.source == "session" else "in the OS keyring"
+        self.notify(f"Profile {credentials.profile!r} added; key {credentials.masked} kept {where}. "
+                    "Press u to use it.")
+        self._focus_after_load = credentials.profile
+        self.action_reload()
+
+    # --- switching ---
+
+    def action_use(self) -> None:
+        name = self.query_one(RowTable).cursor_key
+        if name is None or self.keystore is None:
+            return
+        self.resolve_for_switch(name)
+
+    @on(RowTable.Selected, "#profile-rows")
+    def _selected(self, event: RowTable.Selected) -> None:
+        event.stop()
+        self.resolve_for_switch(event.key)
+
+    @work(thread=True, exclusive=True, group="profiles", exit_on_error=False, description="resolve a profile")
+    def resolve_for_switch(self, name: str) -> None:
+        store = self.keystore
+        assert store is not None
+        try:
+            credentials = store.resolve(name)
+        except KeyringUnavailable as exc:
+            self.post_message(self.Resolved(name, None, str(exc), True))
+            return
+        except (ProfilesFileError, ValueError) as exc:
+            self.post_message(self.Resolved(name, None, str(exc), False))
+            return
+        self.post_message(self.Resolved(name, credentials, "", False))
+
+    @on(Resolved)
+    def _resolved(self, message: Resolved) -> None:
+        creds = message.credentials
+        store = self.keystore
+        assert store is not None
+        if creds is not None and creds.usable:
+            self._switch(creds)
+            return
+        if creds is None and not message.keyring_failed:
+            self.query_one(Banner).show(message.problem)
+            return
+        # No key for it (or the keyring failing): ask for one, then switch.
+        row = self.rows.get(message.name)
+        reason = message.problem or f"No API key for profile {message.name!r}: enter one to use it."
+        self.app.push_screen(
+            LoginScreen(store, profile=message.name, base_url=row.base_url if row else None,
+                        reason=reason, verify=self._verify, keyring_failed=message.keyring_failed),
+            lambda result: self._switch(result) if result is not None else None,
+        )
+
+    def _switch(self, credentials: ResolvedCredentials) -> None:
+        store = self.keystore
+        assert store is not None
+        try:
+            store.profiles.set_active(credentials.profile)
+        except (OSError, ProfilesFileError, ValueError) as exc:
+            self.query_one(Banner).show(f"Could not make {credentials.profile!r} active: {exc}")
+            return
+        self.switch_console(credentials)
+
+    @work(exclusive=True, group="switch", exit_on_error=False, description="switch profile")
+    async def switch_console(self, credentials: ResolvedCredentials) -> None:
+        await self.vap.switch_profile(credentials)
+        self.notify(f"Now using profile {credentials.profile!r} ({credentials.source} {credentials.masked}).")
+        self.action_reload()
+
+    # --- removing ---
+
+    def action_remove(self) -> None:
+        name = self.query_one(RowTable).cursor_key
+        if name is None or self.keystore is None:
+            return
+        if name == self.vap.profile_name:
+            self.query_one(Banner).show(
+                f"Profile {name!r} is the one the console uses: switch to another (u) before removing it.",
+                info=True,
+            )
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.remove_profile(name)
+
+        self.app.push_screen(ConfirmScreen(f"Remove profile {name!r}?", REMOVE_NOTE, yes="Remove"), confirmed)
+
+    @work(thread=True, exclusive=True, group="profiles", exit_on_error=False, description="remove a profile")
+    def remove_profile(self, name: str) -> None:
+        store = self.keystore
+        assert store is not None
+        try:
+            store.delete(name)
+        except KeyringUnavailable as exc:
+            self.post_message(self.Removed(name, f"{exc} Nothing was changed."))
+            return
+        store.forget_session(name)
+        try:
+            store.profiles.remove(name)
+            LocalIndex(name).drop()
+        except (OSError, ProfilesFileError) as exc:
+            self.post_message(self.Removed(name, f"The key is removed but the profile is not: {exc}"))
+            return
+        self.post_message(self.Removed(name, ""))
+
+    @on(Removed)
+    def _removed(self, message: Removed) -> None:
+        if message.problem:
+            # Reading again would only replace this sentence with the keyring's general one.
+            self.query_one(Banner).show(message.problem)
+            return
+        self.notify(f"Profile {message.name!r} removed.")
+        self.action_reload()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def on_worker_state_changed(self, event: Any) -> None:
+        # Expected failures come back as messages; anything else is a bug shown as one line.
+        worker = event.worker
+        if worker.error is not None and worker.is_finished:
+            self.vap.worker_failed(worker, self)
