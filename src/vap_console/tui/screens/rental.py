@@ -134,7 +134,7 @@ class RentalScreen(Screen[None]):
         try:
             async for event in follow_rental(
                 lambda: client.get_rental(self.rental_id),
-                schedule=self.schedule_factory(),
+                schedule=type(self).schedule_factory(),
                 first=first,
             ):
                 if isinstance(event, PollFailed):
@@ -143,6 +143,8 @@ class RentalScreen(Screen[None]):
                     self.post_message(RentalPolled(event))
         except errors.ApiError as error:
             self.post_message(PollStopped(error))
+        except Exception as error:  # noqa: BLE001 - a bad answer must stop polling, not the console
+            self.post_message(PollStopped(errors.UnexpectedResponse(f"Polling stopped: {error}")))
         finally:
             self.polling = False
 

@@ -1,0 +1,486 @@
+"""The KYC rental wizard driven with Pilot against the sandbox on a virtual clock (issue 6, 1–4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, DirectoryTree, Input
+
+from tests.e2e.documents import make_kyc_set, make_pdf
+from tests.tui.wizard_host import (
+    fast_schedule,
+    Host,
+    answer,
+    confirm_rent,
+    fill_documents,
+    fill_end_user,
+    lose_answer,
+    next_step,
+    pick_from_search,
+    rental_screen,
+    set_value,
+    to_review,
+    until,
+    values,
+    wizard_of,
+)
+from vap_console.credentials import LocalIndex
+from vap_console.sandbox.clock import VirtualClock
+from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
+
+
+@pytest.fixture(autouse=True)
+def fast_polls(monkeypatch):
+    monkeypatch.setattr(RentalScreen, "schedule_factory", fast_schedule)
+
+
+@pytest.fixture
+def docs(tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    make_kyc_set(tmp_path / "kyc")
+    return tmp_path / "kyc"
+
+
+@pytest.fixture
+def make_host(tmp_path, docs):
+    def make(key: str = "sk_sandbox_agent", **kwargs) -> Host:
+        clock = VirtualClock()
+        index = LocalIndex("test", data_dir=tmp_path / "data")
+        return Host(key=key, clock=clock, index=index, docs_dir=Path("kyc"), **kwargs)
+
+    return make
+
+
+async def follow_to(pilot, app: Host, status: str, *, step_seconds: float = 5, limit: int = 40) -> str:
+    """Advance the sandbox clock until the rental screen shows ``status`` (or settles elsewhere)."""
+    await until(pilot, lambda: rental_screen(app) is not None)
+    screen = rental_screen(app)
+    for _ in range(limit):
+        if screen.rental is not None and screen.rental.status == status:
+            break
+        if screen.rental is not None and screen.rental.is_terminal:
+            break
+        app.clock.advance(step_seconds)
+        await pilot.pause(0.08)
+    await until(pilot, lambda: not screen.polling or screen.rental.status == status)
+    return screen.rental.status
+
+
+# --- the happy path, all the way to a live number ---
+
+
+async def test_happy_path_from_search_to_active_number(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        assert wizard.step == "number"
+        await pick_from_search(pilot, wizard, "1010")
+        assert wizard.query_one("#number", Input).value == "912272401010"
+        await next_step(pilot, wizard, "requirements")
+        text = str(wizard.query_one("#requirements").content)
+        assert "Business registration certificate" in text and "GSTIN" in text
+        await next_step(pilot, wizard, "enduser")
+        # Typed with keys, as a person would.
+        await pilot.click("#eu-name")
+        await pilot.press(*"Acme Telecom Pvt Ltd")
+        await fill_end_user(pilot, wizard)
+        await next_step(pilot, wizard, "documents")
+        await fill_documents(pilot, wizard)
+        assert "✔ incorporation.pdf" in str(wizard.query_one("#doc-0-path-error").content)
+        assert "· png" in str(wizard.query_one("#doc-2-path-error").content)
+        await next_step(pilot, wizard, "review")
+        review = str(wizard.query_one("#review").content)
+        for expected in ("912272401010", "Acme Telecom Pvt Ltd", "ops@acme.example",
+                         "pan-card.png", "· png", "incorporation.pdf", "· pdf", "29ABCDE1234F1Z5",
+                         "Charged to the wallet now"):
+            assert expected in review
+        await pilot.press("pagedown")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        question = str(app.screen.query_one("#confirm-text").content)
+        assert "charges" in question and "to your wallet" in question and "₹" in question
+        await pilot.click("#confirm-yes")
+        status = await follow_to(pilot, app, "active", step_seconds=1, limit=80)
+        assert status == "active"
+        screen = rental_screen(app)
+        assert screen.rental.e164 and screen.rental.e164.endswith("2272401010")
+        assert screen.timeline.render().plain.count("✔") == 5
+        # Each status change rang the bell and showed a toast, in order.
+        changes = [t for t in app.toasts if t.startswith("+912272401010") or t.startswith("912272401010")]
+        assert [t.split(": ")[1].split(" ")[0] for t in changes] == ["kyc_accepted", "purchasing", "active"]
+        assert app.bells == 3
+        # Remembered for this profile: the id only.
+        assert app.local_index.ids("rentals") == [screen.rental_id]
+        # Sent as multipart: one data field, three files in the documents' order.
+        post = app.spy.posts[-1]
+        assert post.headers["content-type"].startswith("multipart/form-data")
+        body = post.content
+        assert body.count(b'name="files"') == 3
+        assert body.index(b"incorporation.pdf") < body.index(b"electricity-bill.pdf") < body.index(b"pan-card.png")
+        compliance = screen.rental.compliance
+        assert compliance is not None and compliance.end_user["name"] == "Acme Telecom Pvt Ltd"
+
+
+async def test_typed_e164_number_is_normalised_and_sent(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard, number="+91 22 7240-1010")
+        assert "+912272401010" in str(wizard.query_one("#review").content)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: rental_screen(app) is not None)
+        payload = json.loads(_data_part(app.spy.posts[-1]))
+        assert payload["requestedNumber"] == "+912272401010"
+        assert "searchFilters" not in payload
+
+
+async def test_search_filters_are_sent_with_a_searched_number(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard, pattern="1010", city="Mumbai")
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: rental_screen(app) is not None)
+        payload = json.loads(_data_part(app.spy.posts[-1]))
+        assert payload["searchFilters"] == {"pattern": "1010", "city": "Mumbai"}
+        assert [d["documentTypeId"] for d in payload["documents"]] == [
+            "business_registration", "address_proof", "signatory_id"]
+        assert payload["documents"][2]["dataFields"] == {"pan": "ABCDE1234F"}
+
+
+def _data_part(request) -> str:
+    body = request.content.decode("latin-1")
+    start = body.index('name="data"') + len('name="data"\r\n\r\n')
+    return body[start: body.index("\r\n--", start)]
+
+
+# --- each scenario number ---
+
+
+@pytest.mark.parametrize(
+    ("pattern", "final", "shown"),
+    [
+        ("0002", "kyc_rejected", ("✖", "verification")),
+        ("0003", "failed", ("✖", "purchase")),
+        ("0004", "active", ("✔", "active")),
+    ],
+)
+async def test_scenario_numbers_end_in_their_state(make_host, pattern, final, shown):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        if pattern == "0004":  # a city-wide search, so a substitute can come from it
+            await to_review(pilot, wizard, pattern="", city="Mumbai", ending=pattern)
+        else:
+            await to_review(pilot, wizard, pattern=pattern)
+        requested = wizard.query_one("#number", Input).value
+        await confirm_rent(pilot, wizard)
+        assert await follow_to(pilot, app, final) == final
+        screen = rental_screen(app)
+        text = screen.timeline.render().plain
+        glyph, key = shown
+        assert f"{glyph} {screen.rental.step(key).label}" in text
+        if final == "kyc_rejected":
+            assert screen.rental.compliance.rejection_reason in text
+        if final == "failed":
+            assert screen.rental.last_error in text
+        if pattern == "0004":  # taken meanwhile: a substitute from the same search was bought
+            assert screen.rental.number != requested
+        assert not screen.polling
+
+
+async def test_0005_carrier_error_keeps_the_form_and_retries_with_the_same_key(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard, pattern="0005")
+        before = values(wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.banner.message)
+        assert wizard.step == "review"
+        assert "telephony_sandbox_error" in wizard.banner.message
+        assert "same Idempotency-Key" in wizard.banner.message
+        assert values(wizard) == before
+        await pilot.click("#banner-retry")
+        await until(pilot, lambda: len(app.spy.posts) == 2 and not wizard._submitting)
+        assert app.spy.keys[0] == app.spy.keys[1]
+        assert values(wizard) == before
+
+
+# --- each key that changes the outcome ---
+
+
+async def test_short_wallet_starts_in_funding_then_proceeds(make_host):
+    app = make_host("sk_sandbox_short")
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
+        assert rental_screen(app).rental.status == "funding"
+        assert await follow_to(pilot, app, "active") == "active"
+
+
+async def test_no_autopay_explains_and_keeps_everything_typed(make_host):
+    app = make_host("sk_sandbox_noautopay")
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        before = values(wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.banner.message)
+        assert wizard.step == "review"
+        assert "auto-pay" in wizard.banner.message and "telephony_autopay_required" in wizard.banner.message
+        assert values(wizard) == before
+        assert app.screen is wizard
+
+
+async def test_ineligible_account_shows_the_reason_and_stops(make_host):
+    app = make_host("sk_sandbox_ineligible")
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await pick_from_search(pilot, wizard, "1010")
+        await next_step(pilot, wizard, "requirements")
+        text = str(wizard.query_one("#requirements").content)
+        assert "cannot rent numbers" in text and "free trial" in text
+        assert wizard.query_one("#wizard-next", Button).disabled
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert wizard.step == "requirements"
+        assert app.spy.posts == []
+
+
+async def test_verified_kyc_goes_straight_to_review_and_sends_plain_json(make_host):
+    app = make_host("sk_sandbox_verified")
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await pick_from_search(pilot, wizard, "1010")
+        await next_step(pilot, wizard, "requirements")
+        assert "KYC already verified" in str(wizard.query_one("#requirements").content)
+        await next_step(pilot, wizard, "review")
+        assert "plain JSON" in str(wizard.query_one("#review").content)
+        await confirm_rent(pilot, wizard)
+        assert await follow_to(pilot, app, "active") == "active"
+        post = app.spy.posts[-1]
+        assert post.headers["content-type"] == "application/json"
+        assert json.loads(post.content) == {"requestedNumber": "912272401010"}
+
+
+async def test_deployment_without_telephony_says_rentals_are_unavailable(make_host):
+    app = make_host("sk_sandbox_notelephony")
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await until(pilot, lambda: wizard.banner.message)
+        assert "unavailable on this deployment" in wizard.banner.message
+        assert wizard.query_one("#wizard-next", Button).disabled
+
+
+# --- server errors land where they belong; nothing typed is lost ---
+
+
+async def test_422_on_the_number_jumps_back_to_it_and_marks_it(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard, number="+14155550100")
+        before = values(wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.step == "number" and wizard.banner.message)
+        assert "invalid_request" in wizard.banner.message
+        assert "Indian number" in str(wizard.query_one("#number-error").content)
+        assert wizard.query_one("#number", Input).has_class("-invalid")
+        assert values(wizard) == before
+
+
+async def test_422_document_invalid_marks_the_file_it_names(make_host):
+    app = make_host()
+    app.spy.plan.append(answer(422, {
+        "error": "documents.1 (address_proof): electricity-bill.pdf is not a PDF, JPEG or PNG file.",
+        "code": "telephony_document_invalid",
+    }))
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        before = values(wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.step == "documents")
+        assert "✖" in str(wizard.query_one("#doc-1-path-error").content)
+        assert "✔" in str(wizard.query_one("#doc-0-path-error").content)
+        assert values(wizard) == before
+
+
+async def test_429_waits_retry_after_with_a_countdown_then_sends_the_same_key(make_host):
+    app = make_host()
+    limited = answer(429, {"error": "Too many requests", "code": "rate_limited", "limit": 60, "current": 61},
+                     {"Retry-After": "1"})
+    app.spy.plan.extend([limited, limited, limited])  # the client's own two retries, then the wizard's
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: "Sending again in" in str(wizard.query_one("#submit-status").content))
+        assert "429" in str(wizard.query_one("#submit-status").content)
+        await until(pilot, lambda: rental_screen(app) is not None, timeout=5)
+        assert len(app.spy.posts) == 4
+        assert len(set(app.spy.keys)) == 1
+
+
+async def test_lost_answer_finds_the_rental_instead_of_sending_again(make_host):
+    app = make_host()
+    app.spy.plan.append(lose_answer(after_sending=True))
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: rental_screen(app) is not None)
+        assert len(app.spy.posts) == 1  # checked, never resent
+        assert any("created after all" in toast for toast in app.toasts)
+        assert app.local_index.ids("rentals") == [rental_screen(app).rental_id]
+
+
+async def test_lost_answer_with_no_rental_offers_a_safe_resend_with_the_same_key(make_host):
+    app = make_host()
+    app.spy.plan.append(lose_answer(after_sending=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        before = values(wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: "safe to send again" in wizard.banner.message)
+        assert values(wizard) == before
+        await pilot.click("#banner-retry")
+        await until(pilot, lambda: rental_screen(app) is not None)
+        assert len(app.spy.posts) == 2 and app.spy.keys[0] == app.spy.keys[1]
+
+
+async def test_a_changed_application_gets_a_new_idempotency_key(make_host):
+    app = make_host("sk_sandbox_noautopay")
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.banner.message)
+        first = wizard.idempotency_key
+        set_value(wizard, "eu-name", "Acme Telecom Private Limited")
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: len(app.spy.posts) == 2 and not wizard._submitting)
+        assert app.spy.keys[1] != first
+
+
+# --- inline validation before anything is sent ---
+
+
+async def test_fields_are_checked_inline_and_again_on_next(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await pilot.click("#number")
+        await pilot.press(*"12ab")
+        await pilot.pause()
+        assert "bare digits or E.164" in str(wizard.query_one("#number-error").content)
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert wizard.step == "number"
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await next_step(pilot, wizard, "enduser")
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert wizard.step == "enduser"
+        assert "Legal name: required" in str(wizard.query_one("#eu-name-error").content)
+        set_value(wizard, "eu-name", "Acme")
+        set_value(wizard, "eu-email", "ops@")
+        await pilot.pause()
+        assert "Email" in str(wizard.query_one("#eu-email-error").content)
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert wizard.step == "enduser"
+        assert app.spy.posts == []
+
+
+async def test_each_file_is_checked_as_soon_as_it_is_chosen(make_host, docs):
+    (docs / "notes.pdf").write_text("not really a pdf")
+    make_pdf(docs / "huge.pdf", pad_to=5 * 1024 * 1024 + 4096)
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await next_step(pilot, wizard, "enduser")
+        await fill_end_user(pilot, wizard)
+        await next_step(pilot, wizard, "documents")
+        set_value(wizard, "doc-0-path", "kyc/notes.pdf")
+        set_value(wizard, "doc-1-path", "kyc/huge.pdf")
+        set_value(wizard, "doc-2-path", "kyc/missing.png")
+        await pilot.pause()
+        assert "not a PDF, JPEG or PNG" in str(wizard.query_one("#doc-0-path-error").content)
+        assert "limit is 5 MB" in str(wizard.query_one("#doc-1-path-error").content)
+        assert "not found" in str(wizard.query_one("#doc-2-path-error").content)
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert wizard.step == "documents"
+        assert "GSTIN: required" in str(wizard.query_one("#doc-0-field-gstin-error").content)
+
+
+async def test_file_picker_shows_only_documents_and_fills_the_path(make_host, docs):
+    (docs / "readme.txt").write_text("not a document")
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await next_step(pilot, wizard, "enduser")
+        await fill_end_user(pilot, wizard)
+        await next_step(pilot, wizard, "documents")
+        wizard.query_one("#doc-2-browse", Button).press()
+        await until(pilot, lambda: isinstance(app.screen, FilePicker))
+        tree = app.screen.query_one(DirectoryTree)
+        await until(pilot, lambda: len(tree.root.children) > 0)
+        names = sorted(str(node.label) for node in tree.root.children)
+        assert names == ["electricity-bill.pdf", "incorporation.pdf", "pan-card.png"]
+        png = next(i for i, node in enumerate(tree.root.children) if str(node.label) == "pan-card.png")
+        tree.move_cursor(tree.root.children[png])
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is wizard)
+        assert wizard.query_one("#doc-2-path", Input).value.endswith("pan-card.png")
+        assert "✔ pan-card.png" in str(wizard.query_one("#doc-2-path-error").content)
+
+
+async def test_back_and_next_keep_everything_typed(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        before = values(wizard)
+        for expected in ("documents", "enduser", "requirements", "number"):
+            await pilot.press("pageup")
+            await until(pilot, lambda: wizard.step == expected)
+        assert values(wizard) == before
+
+
+async def test_leaving_with_unsent_data_asks_first(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        set_value(wizard, "number", "912272401010")
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.click("#confirm-no")
+        await until(pilot, lambda: app.screen is wizard)
+        assert wizard.query_one("#number", Input).value == "912272401010"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        await pilot.click("#confirm-yes")
+        await until(pilot, lambda: wizard not in app.screen_stack)
+
+
+async def test_leaving_an_empty_wizard_does_not_ask(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: wizard not in app.screen_stack)

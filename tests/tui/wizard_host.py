@@ -1,0 +1,218 @@
+"""What the wizard and timeline tests share: a console stand-in on the sandbox and a POST spy.
+
+The host is the smallest app the wizard needs (``client``, ``now()``, ``local_index``) so these
+tests do not depend on the rest of the console; tests/tui/test_wizard_console.py goes through
+the real console.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import httpx
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
+
+from vap_console.api import VapClient
+from vap_console.api.polling import PollSchedule
+from vap_console.credentials import LocalIndex
+from vap_console.sandbox.app import create_app
+from vap_console.sandbox.clock import VirtualClock
+from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.screens.wizard import RentalWizard
+
+BASE_URL = "http://sandbox.test"
+POST_PATH = "/v1/phone-numbers"
+
+
+def fast_schedule() -> PollSchedule:
+    return PollSchedule(fast=0.02, slow=0.05, offline_max=0.1)
+
+Action = Callable[[httpx.AsyncBaseTransport, httpx.Request], Awaitable[httpx.Response]]
+
+
+class Spy(httpx.AsyncBaseTransport):
+    """Records every rental POST; ``plan`` replaces the next POSTs' handling, one action each."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.plan: list[Action] = []
+        self.posts: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path == POST_PATH:
+            # Read the streamed body once so the test can look at what was sent.
+            await request.aread()
+            self.posts.append(request)
+            if self.plan:
+                return await self.plan.pop(0)(self.inner, request)
+        return await self.inner.handle_async_request(request)
+
+    @property
+    def keys(self) -> list[str]:
+        return [r.headers["Idempotency-Key"] for r in self.posts]
+
+
+def answer(status: int, body: dict, headers: dict | None = None) -> Action:
+    async def act(inner: httpx.AsyncBaseTransport, request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        return httpx.Response(status, json=body, headers=headers)
+
+    return act
+
+
+def lose_answer(*, after_sending: bool) -> Action:
+    """The connection breaks: after the server handled the POST, or before it got there."""
+
+    async def act(inner: httpx.AsyncBaseTransport, request: httpx.Request) -> httpx.Response:
+        if after_sending:
+            response = await inner.handle_async_request(request)
+            await response.aread()
+        else:
+            await request.aread()
+        raise httpx.ReadError("connection reset by peer")
+
+    return act
+
+
+async def no_wait(seconds: float) -> None:
+    return None
+
+
+class Host(App[None]):
+    """Stands in for the console: one client on an in-process sandbox, its clock, a local index."""
+
+    def __init__(self, *, key: str, clock: VirtualClock, index: LocalIndex, docs_dir: Path,
+                 rate_limit: int = 600, faults: str | None = None, open_wizard: bool = True) -> None:
+        super().__init__()
+        self.clock = clock
+        self.local_index = index
+        self.sandbox = create_app(clock=clock, rate_limit=rate_limit, faults=faults)
+        self.spy = Spy(httpx.ASGITransport(app=self.sandbox))
+        self.key = key
+        self.docs_dir = docs_dir
+        self.open_wizard = open_wizard
+        self.bells = 0
+        self.toasts: list[str] = []
+        self._stack = AsyncExitStack()
+        self.client: VapClient
+
+    async def on_mount(self) -> None:
+        self.client = await self._stack.enter_async_context(
+            VapClient(BASE_URL, self.key, transport=self.spy, sleep=no_wait)
+        )
+        if self.open_wizard:
+            self.push_screen(RentalWizard(start_dir=self.docs_dir))
+
+    async def on_unmount(self) -> None:
+        await self._stack.aclose()
+
+    def now(self):
+        return self.clock.now()
+
+    def bell(self) -> None:
+        self.bells += 1
+
+    def notify(self, message: str, **kwargs) -> None:  # type: ignore[override]
+        self.toasts.append(message)
+        super().notify(message, **kwargs)
+
+
+async def until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+        await pilot.pause(0.02)
+
+
+def wizard_of(app: App) -> RentalWizard:
+    screens = [s for s in app.screen_stack if isinstance(s, RentalWizard)]
+    assert screens, f"no wizard open; screen stack is {app.screen_stack}"
+    return screens[-1]
+
+
+def values(wizard: RentalWizard) -> dict[str, str]:
+    return {w.id: w.value for w in wizard.query(Input) if w.id}
+
+
+def set_value(wizard: RentalWizard, input_id: str, value: str) -> None:
+    wizard.query_one(f"#{input_id}", Input).value = value
+
+
+async def pick_from_search(pilot: Pilot, wizard: RentalWizard, pattern: str = "", *,
+                           city: str = "", ending: str | None = None) -> None:
+    """Search, then Enter on the first result (or the one whose number ends with ``ending``)."""
+    set_value(wizard, "pattern", pattern)
+    set_value(wizard, "city", city)
+    await pilot.click("#search")
+    table = wizard.query_one("#results", DataTable)
+    await until(pilot, lambda: table.row_count > 0)
+    if ending is not None:
+        numbers = [str(row.value) for row in table.rows]
+        table.move_cursor(row=next(i for i, n in enumerate(numbers) if n.endswith(ending)))
+    table.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def next_step(pilot: Pilot, wizard: RentalWizard, expect: str) -> None:
+    await pilot.press("pagedown")
+    await until(pilot, lambda: wizard.step == expect)
+    if expect == "requirements":
+        await until(pilot, lambda: wizard.requirements is not None or wizard.banner.message)
+        await pilot.pause()
+
+
+async def fill_end_user(pilot: Pilot, wizard: RentalWizard) -> None:
+    set_value(wizard, "eu-name", "Acme Telecom Pvt Ltd")
+    set_value(wizard, "eu-email", "ops@acme.example")
+    set_value(wizard, "eu-address_line1", "12 MG Road")
+    set_value(wizard, "eu-city", "Bengaluru")
+    set_value(wizard, "eu-postal_code", "560001")
+    set_value(wizard, "eu-country", "IN")
+    set_value(wizard, "eu-registration_number", "U64200KA2020PTC123456")
+    await pilot.pause()
+
+
+async def fill_documents(pilot: Pilot, wizard: RentalWizard) -> None:
+    set_value(wizard, "doc-0-field-gstin", "29ABCDE1234F1Z5")
+    set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
+    set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
+    set_value(wizard, "doc-2-field-pan", "ABCDE1234F")
+    set_value(wizard, "doc-2-path", "kyc/pan-card.png")
+    await pilot.pause()
+
+
+async def to_review(pilot: Pilot, wizard: RentalWizard, *, pattern: str = "1010",
+                    number: str | None = None, city: str = "", ending: str | None = None) -> None:
+    """Walk a fresh wizard to the review step with a complete application."""
+    if number is None:
+        await pick_from_search(pilot, wizard, pattern, city=city, ending=ending)
+    else:
+        set_value(wizard, "number", number)
+    await next_step(pilot, wizard, "requirements")
+    if wizard.requirements is not None and wizard.requirements.verified_kyc:
+        await next_step(pilot, wizard, "review")
+        return
+    await next_step(pilot, wizard, "enduser")
+    await fill_end_user(pilot, wizard)
+    await next_step(pilot, wizard, "documents")
+    await fill_documents(pilot, wizard)
+    await next_step(pilot, wizard, "review")
+
+
+async def confirm_rent(pilot: Pilot, wizard: RentalWizard) -> None:
+    await pilot.press("pagedown")
+    await until(pilot, lambda: pilot.app.screen.query("#confirm-yes"))
+    await pilot.click("#confirm-yes")
+    await pilot.pause()
+
+
+def rental_screen(app: App) -> RentalScreen | None:
+    screen = app.screen
+    return screen if isinstance(screen, RentalScreen) else None
