@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from .fake_api import fresh_key, voices_server
+
 KEY = "sk_process_test_key_QRST"
 
 
@@ -65,3 +67,29 @@ def test_env_key_needs_no_keyring_in_profiles(xdg_dirs: dict[str, Path]) -> None
     assert result.returncode == 0
     assert "…QRST" in result.stdout and KEY not in result.stdout + result.stderr
     assert "set VAP_BASE_URL" in result.stdout
+
+
+@pytest.mark.secret_service
+def test_login_profiles_logout_through_the_real_secret_service(secret_service, xdg_dirs) -> None:
+    key = fresh_key()
+    profile = "ss-" + key[-8:]
+    outputs = []
+    with voices_server() as url:
+        try:
+            login = vap("login", "--profile", profile, "--base-url", url, stdin=key + "\n")
+            outputs.append(login)
+            assert login.returncode == 0, login.stderr
+            assert secret_service.get_password("vap-console", profile) == key
+            listed = vap("profiles")
+            outputs.append(listed)
+            assert f"keyring …{key[-4:]}" in listed.stdout
+        finally:
+            out = vap("logout", "--profile", profile, "--forget")
+            outputs.append(out)
+    assert out.returncode == 0, out.stderr
+    assert secret_service.get_password("vap-console", profile) is None
+    for result in outputs:
+        assert key not in result.stdout + result.stderr
+    for path in xdg_dirs["config"].parent.rglob("*"):
+        if path.is_file():
+            assert key not in path.read_text(errors="replace")
