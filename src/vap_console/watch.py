@@ -79,12 +79,18 @@ def watch_main(
     if not interval > 0:
         return fail(f"--interval {interval:g}: must be more than 0 seconds")
 
-    from vap_console.credentials.keystore import ENV_BASE_URL, ENV_KEY, KeyringUnavailable, KeyStore
-    from vap_console.credentials.names import CredentialsInputError
+    from vap_console.credentials import (
+        ENV_BASE_URL,
+        ENV_KEY,
+        CredentialsInputError,
+        KeyringUnavailable,
+        KeyStore,
+        ProfilesFileError,
+    )
 
     try:
         creds = (keystore or KeyStore()).resolve(profile)
-    except (CredentialsInputError, KeyringUnavailable) as exc:
+    except (CredentialsInputError, KeyringUnavailable, ProfilesFileError) as exc:
         return fail(str(exc))
     if not creds.key:
         return fail(
