@@ -342,19 +342,16 @@ class VapClient:
         return self._parse(model, response, f"GET {path}")
 
     def _parse(self, model: type[M], response: httpx.Response, what: str) -> M:
-        problem: str | None = None
         try:
-            data = response.json()
-        except ValueError:
-            data = None
-            kind = response.headers.get("content-type", "no content type")
-            problem = f"the answer to {what} is not JSON ({kind})"
-        if problem is None:
-            try:
-                return model.model_validate(data)
-            except ValidationError as exc:
+            # Straight from bytes: one pass in pydantic-core, no intermediate dicts.
+            return model.model_validate_json(response.content)
+        except ValidationError as exc:
+            if any(item["type"] == "json_invalid" for item in exc.errors(include_input=False)):
+                kind = response.headers.get("content-type", "no content type")
+                problem = f"the answer to {what} is not JSON ({kind})"
+            else:
                 problem = f"the answer to {what} broke the schema: {_describe_validation(exc)}"
-        # Raised outside the except blocks: no chained exception to drag internals along.
+        # Raised outside the except block: no chained exception to drag internals along.
         raise errors.UnexpectedResponse(problem, status=response.status_code)
 
     def _backoff(self, attempt: int) -> float:
