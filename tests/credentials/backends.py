@@ -90,7 +90,7 @@ def isolate_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Pa
     dirs = {}
     for name in ("CONFIG", "DATA", "STATE", "CACHE"):
         path = tmp_path / "xdg" / name.lower()
-        path.mkdir(parents=True)
+        path.mkdir(parents=True, exist_ok=True)
         monkeypatch.setenv(f"XDG_{name}_HOME", str(path))
         dirs[name.lower()] = path
     monkeypatch.delenv("VAP_API_KEY", raising=False)
