@@ -237,3 +237,29 @@ async def test_429_resends_the_whole_multipart_body(make_client, sleeps, pdf_fil
     assert first.headers["Idempotency-Key"] == second.headers["Idempotency-Key"]
     assert parse_multipart(first) == parse_multipart(second)
     assert parse_multipart(second)[1]["data"] == pdf_file.read_bytes()
+
+
+async def test_a_file_deleted_after_validation_is_reported_on_its_field(make_client, pdf_file, png_file):
+    client, _ = make_client(json_response(201, wire_rental()))
+
+    def delete_second(sent: int, total: int) -> None:
+        if png_file.exists():
+            png_file.unlink()
+
+    with pytest.raises(RentalValidationError) as caught:
+        await client.rent_number(application(("gst", pdf_file), ("pan", png_file)), on_progress=delete_second)
+    [(field, message)] = caught.value.problems
+    assert field == "documents[1].path"
+    assert "id card.png could not be read while sending" in message
+
+
+async def test_a_file_that_grows_after_validation_is_not_sent_truncated(make_client, pdf_file):
+    client, server = make_client(json_response(201, wire_rental()))
+
+    def grow(sent: int, total: int) -> None:
+        if sent == 0:
+            with pdf_file.open("ab") as fh:
+                fh.write(b"more bytes")
+
+    with pytest.raises(RentalValidationError, match="changed while it was being sent"):
+        await client.rent_number(application(("gst", pdf_file)), on_progress=grow)

@@ -190,3 +190,45 @@ async def test_delete_of_an_unknown_tool_is_tool_not_found(make_client):
     client, _ = make_client(json_response(404, error_body("agent_tool_not_found")))
     with pytest.raises(errors.ToolNotFound):
         await client.delete_tool("tool_123")
+
+
+async def test_retry_after_as_an_http_date_is_honoured(make_client, sleeps):
+    from email.utils import format_datetime
+    from datetime import datetime, timedelta, timezone
+
+    when = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
+    client, _ = make_client(json_response(503, {"error": "busy", "code": "overloaded"}, {"Retry-After": when}),
+                            json_response(200, PAGE))
+    await client.list_variables()
+    [wait] = sleeps.waits
+    assert 27 <= wait <= 30
+
+
+def test_parse_retry_after():
+    from vap_console.api.client import parse_retry_after
+
+    assert parse_retry_after("7") == 7.0
+    assert parse_retry_after(" 0 ") == 0.0
+    assert parse_retry_after("-3") == 0.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+    assert parse_retry_after("soon") is None
+    assert parse_retry_after(None) is None
+
+
+async def test_each_retry_is_logged_without_secrets(make_client, caplog):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="vap_console.api.client")
+    client, _ = make_client(httpx.Response(502), json_response(200, PAGE))
+    await client.list_variables()
+    assert "GET /v1/variables failed (server_error); retry 1 of 2" in caplog.text
+
+
+async def test_base_url_with_a_path_prefix_keeps_it(make_client):
+    from tests.api.conftest import API_KEY, Recorder
+    from vap_console.api import VapClient
+
+    recorder = Recorder([json_response(200, PAGE)])
+    async with VapClient("https://gw.example.test/vap/", API_KEY, transport=recorder.transport) as client:
+        await client.list_variables()
+    assert str(recorder.requests[0].url) == "https://gw.example.test/vap/v1/variables"

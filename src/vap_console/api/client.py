@@ -51,6 +51,8 @@ from vap_console.api.rental import ProgressCallback, RentalApplication, RequestB
 
 M = TypeVar("M", bound=BaseModel)
 
+log = logging.getLogger(__name__)
+
 Sleep = Callable[[float], Awaitable[Any]]
 
 RETRY_AFTER_CAP = 60.0
@@ -431,6 +433,8 @@ class VapClient:
                     else self._backoff(attempt)
                 )
                 attempt += 1
+                log.info("%s %s failed (%s); retry %d of %d in %.2f s", method, path,
+                         failure.code, attempt, self.max_retries, delay)
                 await self._sleep(delay)
                 continue
             raise failure

@@ -139,11 +139,12 @@ class RentalApplication(_Wire):
         if not self.documents:
             return RequestBody.of_json(payload.encode())
         files = []
-        for document in self.documents:
+        for index, document in enumerate(self.documents):
             assert document.path is not None  # validate_files() guarantees it
             kind = detect_file_type(document.path)
             files.append(
                 _FilePart(
+                    field=f"documents[{index}].path",
                     path=document.path,
                     size=document.path.stat().st_size,
                     content_type=CONTENT_TYPES[kind] if kind else "application/octet-stream",
@@ -214,6 +215,7 @@ class _BytesBody(RequestBody):
 
 @dataclass(frozen=True)
 class _FilePart:
+    field: str
     path: Path
     size: int
     content_type: str
@@ -267,17 +269,35 @@ class MultipartBody(RequestBody):
         for head, part in zip(self._part_heads, self._files):
             yield head
             progressed(len(head))
-            remaining = part.size
-            with open(part.path, "rb") as fh:
-                while remaining:
-                    chunk = fh.read(min(CHUNK_BYTES, remaining))
-                    if not chunk:
-                        # The announced Content-Length can no longer be honoured.
-                        raise OSError(f"{part.path.name} shrank while it was being sent")
-                    remaining -= len(chunk)
-                    yield chunk
-                    progressed(len(chunk))
+            async for chunk in _read_exactly(part):
+                yield chunk
+                progressed(len(chunk))
             yield b"\r\n"
             progressed(2)
         yield self._tail
         progressed(len(self._tail))
+
+
+async def _read_exactly(part: _FilePart) -> AsyncIterator[bytes]:
+    """The file's bytes in chunks, exactly as many as announced in Content-Length.
+
+    A file removed or changed after validation surfaces as RentalValidationError on its field,
+    like any other problem with a document; the server sees a truncated body and drops it.
+    """
+    remaining = part.size
+    try:
+        with open(part.path, "rb") as fh:
+            while remaining:
+                chunk = fh.read(min(CHUNK_BYTES, remaining))
+                if not chunk:
+                    break
+                remaining -= len(chunk)
+                yield chunk
+            grew = bool(fh.read(1))
+    except OSError as exc:
+        problem = f"{part.path.name} could not be read while sending: {exc.strerror or exc}"
+    else:
+        if not remaining and not grew:
+            return
+        problem = f"{part.path.name} changed while it was being sent; choose it again"
+    raise RentalValidationError([(part.field, problem)])
