@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,7 +125,7 @@ def sleeps() -> SleepLog:
 
 
 @pytest.fixture
-def make_client(sleeps: SleepLog) -> Iterator[Callable[..., tuple[VapClient, Recorder]]]:
+async def make_client(sleeps: SleepLog) -> AsyncIterator[Callable[..., tuple[VapClient, Recorder]]]:
     """make_client(*responses) → (client, recorder); responses are Responses, exceptions or callables."""
     made: list[VapClient] = []
 
@@ -137,6 +137,8 @@ def make_client(sleeps: SleepLog) -> Iterator[Callable[..., tuple[VapClient, Rec
         return client, recorder
 
     yield make
+    for client in made:
+        await client.aclose()
 
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> httpx.Response:

@@ -62,3 +62,37 @@ def test_tool_credentials_are_sent_but_never_shown():
     assert "crm-secret-token" not in repr(tool)
     wire = tool.model_dump(mode="json", by_alias=True)
     assert wire["config"]["auth"] == {"type": "bearer", "token": "crm-secret-token"}
+
+
+def _wire_samples() -> list[tuple[type, dict]]:
+    from tests.api.test_endpoints import TEMPLATE, TOOL, VOICES
+    from vap_console.api.models import (
+        AgentTemplate, ErrorBody, RentalRequirements, Tool, Variable, VoiceCatalog, WebCallSession,
+    )
+    from tests.api.conftest import STAMP
+
+    compliance = {
+        "id": "c1", "carrierComplianceId": None, "status": "in_review", "rejectionReason": None,
+        "alias": "Acme", "endUser": {"name": "Acme", "postal_code": "411001"},
+        "documents": [{"documentTypeId": "gst"}], "attempts": 1, "submittedAt": STAMP,
+        "decidedAt": None, "history": [{"at": STAMP, "what": "submitted"}],
+    }
+    return [
+        (Rental, wire_rental(compliance=compliance, monthlyRentNanos=450_000_000_000,
+                             monthlyRentalRateUsd="5.40")),
+        (Tool, TOOL),
+        (AgentTemplate, TEMPLATE),
+        (VoiceCatalog, VOICES),
+        (Variable, wire_variable(toolId="tool_1", toolOutput="name")),
+        (WebCallSession, {"token": "t0k3n-abcd", "host": "wss://m.example", "roomName": "r",
+                          "callId": "c0000000-0000-4000-8000-000000000001"}),
+        (ErrorBody, {"error": "bad", "code": "invalid_request",
+                     "details": [{"loc": "body.name", "message": "is required"}]}),
+        (RentalRequirements, {"countryIso": "IN", "numberType": "local", "verifiedKyc": True,
+                              "eligibility": {"eligible": True, "reason": None}, "documentTypes": []}),
+    ]
+
+
+@pytest.mark.parametrize(("model", "body"), _wire_samples(), ids=lambda v: getattr(v, "__name__", ""))
+def test_wire_bodies_round_trip_unchanged(model, body):
+    assert model.model_validate(body).model_dump(mode="json", by_alias=True) == body
