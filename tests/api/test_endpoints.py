@@ -173,3 +173,12 @@ async def test_base_url_is_readable_and_normalised():
     async with VapClient(BASE_URL + "/", API_KEY) as client:
         assert client.base_url == BASE_URL
     assert client.closed
+
+
+async def test_a_redirect_is_not_followed_and_says_where_to(make_client):
+    client, server = make_client(httpx.Response(301, headers={"Location": "https://new.example.test/v1/voices"}))
+    with pytest.raises(errors.ApiError) as caught:
+        await client.list_voices()
+    assert len(server.requests) == 1
+    assert "redirected GET /v1/voices to https://new.example.test/v1/voices" in str(caught.value)
+    assert "base URL" in str(caught.value)

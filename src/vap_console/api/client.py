@@ -405,9 +405,18 @@ class VapClient:
                 if response.is_success:
                     return response
                 retry_after = parse_retry_after(response.headers.get("retry-after"))
-                failure = errors.error_from_body(
-                    response.status_code, _json_or_none(response), retry_after
-                )
+                if response.is_redirect:
+                    # Not followed: a POST would turn into a GET, and the key would go along.
+                    failure = errors.ApiError(
+                        f"The server redirected {method} {path} to "
+                        f"{response.headers.get('location')}; set the base URL to the new address",
+                        status=response.status_code,
+                        code="redirected",
+                    )
+                else:
+                    failure = errors.error_from_body(
+                        response.status_code, _json_or_none(response), retry_after
+                    )
                 if (
                     method == "DELETE"
                     and maybe_applied
