@@ -6,14 +6,12 @@ returns 1, or 2 for a usage problem; never a traceback, never the key (masked to
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import sys
 from collections.abc import Callable
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from vap_console.credentials import verify as key_check
 from vap_console.credentials import (
     ENV_BASE_URL,
     ENV_KEY,
@@ -50,7 +48,12 @@ def _host(base_url: str) -> str:
 
 
 def verify_key(base_url: str, key: str) -> None:
-    asyncio.run(key_check.verify_key(base_url, key))
+    # Imported here: the HTTP client and its models are for login only, not `vap profiles`.
+    import asyncio
+
+    from vap_console.credentials.verify import verify_key as check
+
+    asyncio.run(check(base_url, key))
 
 
 def _read_key(stream: TextIO, profile: str) -> str:
@@ -104,7 +107,9 @@ def login(
         try:
             (verify or verify_key)(url, key)
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line
-            raise _Fail(f"{key_check.explain_verify_error(exc, url)}; nothing was stored") from None
+            from vap_console.credentials.verify import explain_verify_error
+
+            raise _Fail(f"{explain_verify_error(exc, url)}; nothing was stored") from None
 
         try:
             store.store_login(name, url, key)

@@ -93,3 +93,19 @@ def test_login_profiles_logout_through_the_real_secret_service(secret_service, x
     for path in xdg_dirs["config"].parent.rglob("*"):
         if path.is_file():
             assert key not in path.read_text(errors="replace")
+
+
+def test_vap_profiles_starts_without_the_console_or_the_http_client(xdg_dirs) -> None:
+    # What makes `vap profiles` fast (bench/credentials.py): Textual, httpx and pydantic take
+    # over a second to import; with VAP_API_KEY set not even the keyring library is needed.
+    probe = (
+        "import sys\n"
+        "from vap_console.cli import main\n"
+        "main(['profiles'])\n"
+        "print(sorted(m for m in ('textual', 'httpx', 'pydantic', 'keyring') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "VAP_API_KEY": KEY},
+    )
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr

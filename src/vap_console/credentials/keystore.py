@@ -13,11 +13,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
-
-import keyring
-import keyring.backend
-import keyring.errors
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from vap_console.credentials.names import (
     DEFAULT_PROFILE,
@@ -39,6 +35,9 @@ FIX_HINT = (
     "(`apt install gnome-keyring`), or install `keyrings.alt`, "
     f"or set {ENV_KEY} for this shell."
 )
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 T = TypeVar("T")
 
@@ -103,7 +102,7 @@ class KeyStore:
         *,
         profiles: ProfileStore | None = None,
         timeout: float = DEFAULT_TIMEOUT,
-        backend: keyring.backend.KeyringBackend | None = None,
+        backend: KeyringBackend | None = None,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.profiles = profiles or ProfileStore()
@@ -121,7 +120,11 @@ class KeyStore:
 
     # --- keyring calls, each bounded by the timeout ---
 
-    def _call(self, what: str, fn: Callable[[keyring.backend.KeyringBackend], T], secret: str = "") -> T:
+    def _call(self, what: str, fn: Callable[[KeyringBackend], T], secret: str = "") -> T:
+        # Imported on first use: keyring costs ~150 ms to import, which VAP_API_KEY users never need.
+        import keyring
+        import keyring.errors
+
         box: dict[str, object] = {}
         done = threading.Event()
 
@@ -171,7 +174,7 @@ class KeyStore:
         """Remove the profile's key; False when the keyring held none."""
         user = check_profile_name(profile)
 
-        def delete(b: keyring.backend.KeyringBackend) -> bool:
+        def delete(b: KeyringBackend) -> bool:
             if b.get_password(SERVICE, user) is None:
                 return False
             b.delete_password(SERVICE, user)
