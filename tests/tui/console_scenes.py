@@ -11,6 +11,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 from textual.pilot import Pilot
@@ -55,7 +56,15 @@ class EmptyLists(httpx.AsyncBaseTransport):
 class Console:
     app: VapApp
     clock: VirtualClock
-    sandbox: object  # the Starlette app; state in .state.sandbox
+    sandbox: Any  # the Starlette app; state in .state.sandbox
+    api_key: str = DEFAULT_KEY
+
+    @property
+    def account(self) -> Any:
+        """The sandbox account behind the console's key, to change the server under the console."""
+        from vap_console.sandbox.keys import SANDBOX_KEYS
+
+        return self.sandbox.state.sandbox.account(SANDBOX_KEYS[self.api_key])
 
 
 def build_console(
@@ -67,19 +76,23 @@ def build_console(
     settings: Settings | None = None,
     rate_limit: int = 600,
     clock: VirtualClock | None = None,
+    max_retries: int = 2,
+    transport_wrapper: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
 ) -> Console:
     clock = clock or VirtualClock()
     sandbox = create_app(clock=clock, rate_limit=rate_limit)
     transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=sandbox)
     if empty:
         transport = EmptyLists(transport, empty)
+    if transport_wrapper is not None:
+        transport = transport_wrapper(transport)
 
     async def advance(seconds: float) -> None:
         # Waiting (Retry-After, backoff) moves the virtual clock instead of real time.
         clock.advance(seconds)
 
     def client() -> VapClient:
-        return VapClient(BASE_URL, api_key, transport=transport, sleep=advance, max_retries=2)
+        return VapClient(BASE_URL, api_key, transport=transport, sleep=advance, max_retries=max_retries)
 
     app = make_app(
         client_factory=client,
@@ -91,7 +104,7 @@ def build_console(
         start_screen=start_screen,
     )
     app.sleep = advance
-    return Console(app, clock, sandbox)
+    return Console(app, clock, sandbox, api_key)
 
 
 async def settle(pilot: Pilot) -> None:

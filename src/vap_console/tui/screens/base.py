@@ -65,6 +65,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         super().__init__()
         self.items: dict[str, T] = {}
         self._loaded_once = False
+        # A row to put the cursor on once the next load lands (a tool just created, say).
+        self.select_after_load: str | None = None
 
     @property
     def vap(self) -> VapApp:
@@ -144,7 +146,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self._loaded_once = True
         self.items = {self.key_of(item): item for item in message.items}
         table = self.query_one(RowTable)
-        table.set_rows([self.row_of(item) for item in message.items])
+        table.set_rows([self.row_of(item) for item in message.items], keep_key=self.select_after_load)
+        self.select_after_load = None
         switcher = self.query_one("#list-switch", ContentSwitcher)
         if message.items:
             switcher.current = "rows"

@@ -282,28 +282,26 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
         if auth_type == "none" and (token or password):
             add("config.auth.type", "choose an auth type for the credential typed below")
         if auth_type != "none":
-            auth = ToolAuthInput(
-                type=auth_type,
-                token=token or None,
-                password=password or None,
-                header_name=header_name or None,
-                username=username or None,
-            )
+            given = {"type": auth_type, "token": token, "password": password,
+                     "header_name": header_name, "username": username}
+            auth = ToolAuthInput(**{k: v for k, v in given.items() if v})
         if errs:
             return Parsed(None, errs)
         timeout = self.value("config.timeoutMs").strip()
-        config = ToolConfigInput(
-            method=self.value("config.method"),
-            url=self.value("config.url").strip(),
-            params=[NameValue(name=k, value=v) for k, v in params] or None,
-            headers=[NameValue(name=k, value=v) for k, v in headers] or None,
-            body=self.value("config.body") or None,
-            timeout_ms=int(timeout) if timeout else None,
-            wait_for_response=self.value("config.waitForResponse"),
-            auth=auth,
-            llm_params=llm or None,
-            outputs=[ToolOutput(name=k, path=v) for k, v in outputs] or None,
-        )
+        fields: dict[str, Any] = {
+            "method": self.value("config.method"),
+            "url": self.value("config.url").strip(),
+            "params": [NameValue(name=k, value=v) for k, v in params] or None,
+            "headers": [NameValue(name=k, value=v) for k, v in headers] or None,
+            "body": self.value("config.body") or None,
+            "timeout_ms": int(timeout) if timeout else None,
+            "wait_for_response": self.value("config.waitForResponse"),
+            "auth": auth,
+            "llm_params": llm or None,
+            "outputs": [ToolOutput(name=k, path=v) for k, v in outputs] or None,
+        }
+        # Unset fields are not sent at all, so the server applies its own defaults to them.
+        config = ToolConfigInput(**{k: v for k, v in fields.items() if v is not None})
         body = ToolCreate(
             name=self.value("name").strip(),
             description=self.value("description").strip(),
@@ -379,6 +377,11 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
 
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         self.query_one("#create", Button).disabled = False
+        if worker.group == "create" and isinstance(error, errors.ApiError) and error.status == 409:
+            # The spec leaves the duplicate-name code open; a conflict on create can only be the name.
+            self.show_errors({"name": [error.message or "is already taken on this account"]})
+            self.query_one(Banner).show(str(error))
+            return True
         if worker.group != "create" or not isinstance(error, errors.InvalidRequest) or not error.details:
             return False  # the app's banner, with Retry; the form keeps every value
         errs: dict[str, list[str]] = {}

@@ -112,8 +112,8 @@ class ToolsScreen(ListScreen[Tool]):
             if self.vap.local_index is not None:
                 self.vap.local_index.add("tool", tool.id)
             self.notify(f"Created tool {tool.name}.")
+            self.select_after_load = tool.id
             self.vap.invalidate("tools", "variables")
-            self.query_one("RowTable").move_to_key(tool.id)  # type: ignore[attr-defined]
 
         self.app.push_screen(ToolFormScreen(), created)
 

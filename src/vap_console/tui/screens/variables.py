@@ -45,7 +45,7 @@ class VariablesScreen(ListScreen[Variable]):
         if not v.tool_id:
             return ""
         tool = self.vap.tool_names.get(v.tool_id, v.tool_id)
-        return f"{tool}.{v.tool_output}" if v.tool_output else tool
+        return f"{tool} ({v.tool_output})" if v.tool_output else tool
 
     def row_of(self, v: Variable) -> Row:
         return make_row(v.id, (v.name, v.default_value, self.fed_by(v)))

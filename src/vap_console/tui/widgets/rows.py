@@ -122,6 +122,8 @@ class RowTable(ScrollView, can_focus=True):
         return self._query
 
     def set_rows(self, rows: Sequence[Row], keep_key: str | None = None) -> None:
+        # The key under the cursor is read before the old rows go.
+        keep_key = keep_key if keep_key is not None else self.cursor_key
         self._rows = list(rows)
         natural = [len(c.label) for c in self.columns]
         for row in self._rows:
@@ -130,7 +132,7 @@ class RowTable(ScrollView, can_focus=True):
                 if n > natural[i]:
                     natural[i] = n
         self._natural = natural
-        self._apply_filter(keep_key if keep_key is not None else self.cursor_key)
+        self._apply_filter(keep_key)
 
     def filter(self, query: str) -> None:
         self._query = query.strip().lower()

@@ -1,0 +1,446 @@
+"""The console as a person uses it, against the sandbox on a virtual clock."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+import io
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+from textual.widgets import Input, Static, TextArea
+
+from tests.tui.console_scenes import build_console, settle
+from vap_console.sandbox.state import VariableRecord
+from vap_console.tui.screens.agents import AgentsScreen
+from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.tool_form import ToolFormScreen
+from vap_console.tui.screens.variables import VariablesScreen
+from vap_console.tui.screens.voices import VoicesScreen
+from vap_console.tui.screens.webcall import WebCallScreen
+from vap_console.tui.settings import Settings
+from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.field_error import FieldError
+from vap_console.tui.widgets.list_state import ListState
+from vap_console.tui.widgets.rows import RowTable
+
+SIZE = (120, 36)
+
+
+def table(app) -> RowTable:  # noqa: ANN001
+    return app.screen.query_one(RowTable)
+
+
+def column(app, n: int) -> list[str]:  # noqa: ANN001
+    rows = table(app)
+    return [rows.row_text(i)[n] for i in range(rows.row_count)]
+
+
+def plain(widget: Static) -> str:
+    """What a Static shows, as text (its content may be a rich renderable)."""
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
+
+
+def count_text(app) -> str:  # noqa: ANN001
+    return plain(app.screen.query_one("#list-count", Static)).strip()
+
+
+def field_error(app, path: str) -> str:  # noqa: ANN001
+    return app.screen.query_one(f"#err-{path.replace('.', '-')}", FieldError).message
+
+
+# --- areas, filter, refresh ---
+
+
+async def test_number_keys_and_palette_switch_areas() -> None:
+    console = build_console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert column(console.app, 0)[0] == "kyc_submitted"
+        await pilot.press("3")
+        await settle(pilot)
+        assert isinstance(console.app.screen, VariablesScreen)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Go to Voices")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(console.app.screen, VoicesScreen)
+        assert column(console.app, 0) == ["mulberry", "muga"]
+
+
+async def test_filter_narrows_rows_and_escape_restores_them() -> None:
+    console = build_console(start_screen="variables")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows = table(console.app)
+        everything = [rows.row_text(i) for i in range(rows.row_count)]
+        await pilot.press("slash", *"customer")
+        await settle(pilot)
+        # Any column matches: a variable fed by lookup_customer is a customer variable too.
+        matching = [r[0] for r in everything if any("customer" in cell for cell in r)]
+        assert column(console.app, 0) == matching
+        assert count_text(console.app) == f"{len(matching)} of {len(everything)} variables match “customer”"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert column(console.app, 0) == [r[0] for r in everything]
+        assert table(console.app).has_focus
+
+
+async def test_refresh_shows_what_changed_on_the_server() -> None:
+    console = build_console(start_screen="agents")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "Meera – EMI Reminders" in column(console.app, 0)
+        console.account.agents.pop(next(a.id for a in console.account.agents.values() if a.name.startswith("Meera")))
+        await pilot.press("r")
+        await settle(pilot)
+        assert "Meera – EMI Reminders" not in column(console.app, 0)
+
+
+async def test_detail_follows_the_highlighted_row() -> None:
+    console = build_console(start_screen="templates")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down")
+        await settle(pilot)
+        second = column(console.app, 0)[1]
+        detail = plain(console.app.screen.query_one("#detail", Static))
+        assert second in detail and "ttsConfig" in detail and "Greeting" in detail
+
+
+# --- errors ---
+
+
+class Offline(httpx.AsyncBaseTransport):
+    """Fails to connect until told the network is back."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.down = True
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.down:
+            raise httpx.ConnectError("network is unreachable", request=request)
+        return await self.inner.handle_async_request(request)
+
+
+async def test_offline_shows_the_code_and_retry_brings_the_rows() -> None:
+    wrapped: list[Offline] = []
+    console = build_console(transport_wrapper=lambda t: wrapped.append(Offline(t)) or wrapped[-1])
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        state = console.app.screen.query_one(ListState)
+        assert state.kind == "error"
+        assert "connection_failed" in plain(state.query_one("#state-text", Static))
+        assert console.app.connection == "offline"
+        wrapped[0].down = False
+        await pilot.press("r")
+        await settle(pilot)
+        assert table(console.app).row_count == 5
+        assert console.app.connection == "online"
+
+
+async def test_revoked_key_names_401_and_changes_nothing() -> None:
+    console = build_console(api_key="sk_sandbox_revoked", start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        text = plain(console.app.screen.query_one("#state-text", Static))
+        assert "HTTP 401, unauthorized" in text and "Press r to retry" in text
+        assert console.app.connection == "rejected"
+
+
+async def test_rate_limit_waits_retry_after_then_loads() -> None:
+    console = build_console(rate_limit=3, max_retries=0)
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        started = console.clock.now()
+        for key in ("2", "3", "4"):  # the fourth request of the minute is answered 429
+            await pilot.press(key)
+            await settle(pilot)
+        assert isinstance(console.app.screen, VoicesScreen)
+        assert column(console.app, 0) == ["mulberry", "muga"]
+        waited = console.clock.now() - started
+        assert timedelta(seconds=1) <= waited <= timedelta(seconds=61)
+        assert any("rate_limited" in n.message for n in console.app._notifications)
+
+
+# --- tools ---
+
+
+async def open_tool_form(pilot) -> ToolFormScreen:  # noqa: ANN001
+    await pilot.press("n")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ToolFormScreen)
+    return pilot.app.screen
+
+
+def fill(screen: ToolFormScreen, **values: str) -> None:
+    for path, value in values.items():
+        widget = screen.query_one(f"#{path}")
+        if isinstance(widget, TextArea):
+            widget.text = value
+        else:
+            assert isinstance(widget, Input)
+            widget.value = value
+
+
+async def test_tool_form_checks_spec_rules_before_sending() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        before = len(console.account.tools)
+        form = await open_tool_form(pilot)
+        fill(form, **{"f-name": "2fast", "f-config-url": "ftp://x", "f-config-timeoutMs": "0",
+                      "f-config-llmParams": "city: where"})
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ToolFormScreen)
+        assert "must start with a letter" in field_error(console.app, "name")
+        assert "1 to 1000 characters" in field_error(console.app, "description")
+        assert "http:// or https://" in field_error(console.app, "config.url")
+        assert "whole number" in field_error(console.app, "config.timeoutMs")
+        assert "only a during_call tool" in field_error(console.app, "config.llmParams")
+        assert len(console.account.tools) == before  # nothing was sent
+        assert form.query_one("#f-name", Input).value == "2fast"
+
+
+async def test_server_422_lands_on_its_field_and_keeps_the_form() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        form = await open_tool_form(pilot)
+        fill(form, **{"f-name": "crm_lookup", "f-description": "Look the caller up",
+                      "f-config-url": "https://crm.example/{caller}",
+                      "f-config-outputs": "customer_name = data.name"})
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ToolFormScreen)
+        assert "already fed by tool lookup_customer" in field_error(console.app, "config.outputs")
+        assert "HTTP 422, invalid_request" in console.app.screen.query_one(Banner).message
+        assert form.query_one("#f-name", Input).value == "crm_lookup"
+        assert form.query_one("#f-config-outputs", TextArea).text == "customer_name = data.name"
+
+
+async def test_unknown_placeholders_are_warned_about() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        form = await open_tool_form(pilot)
+        fill(form, **{"f-config-url": "https://x.example/{business_name}/{order_ref}/{mystery}",
+                      "f-config-llmParams": "order_ref: the order"})
+        await settle(pilot)
+        text = plain(form.query_one("#placeholders", Static))
+        assert "unknown: {mystery}" in text
+        assert "{business_name}" not in text.split("unknown:")[1]  # a variable
+        assert "{order_ref}" not in text.split("unknown:")[1]  # an llmParam
+
+
+async def test_created_tool_feeds_a_variable_shown_in_variables() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        form = await open_tool_form(pilot)
+        fill(form, **{"f-name": "loyalty", "f-description": "Loyalty tier of the caller",
+                      "f-config-url": "https://crm.example/tier", "f-config-outputs": "due_date = data.due",
+                      "f-config-auth-token": "s3cret-token-9876"})
+        form.query_one("#f-config-auth-type").value = "bearer"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(console.app.screen, ToolFormScreen)
+        assert "loyalty" in column(console.app, 0)
+        detail = plain(console.app.screen.query_one("#detail", Static))
+        assert "secret stored" in detail and "s3cret" not in detail
+        await pilot.press("3")
+        await settle(pilot)
+        fed = dict(zip(column(console.app, 0), column(console.app, 2)))
+        assert fed["due_date"] == "loyalty (data.due)"
+
+
+async def test_delete_tool_confirms_and_variables_fall_back() -> None:
+    console = build_console(start_screen="variables")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        fed = dict(zip(column(console.app, 0), column(console.app, 2)))
+        assert fed["customer_tier"].startswith("lookup_customer")
+        await pilot.press("2")
+        await settle(pilot)
+        table(console.app).move_to_key(console.account.tool_by_name("lookup_customer").id)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ConfirmScreen)
+        assert "fall back to their default" in plain(console.app.screen.query_one(".dialog-body", Static))
+        await pilot.press("y")
+        await settle(pilot)
+        assert "lookup_customer" not in column(console.app, 0)
+        await pilot.press("3")
+        await settle(pilot)
+        fed = dict(zip(column(console.app, 0), column(console.app, 2)))
+        assert fed["customer_tier"] == ""
+
+
+async def test_builtin_tool_is_explained_not_deleted() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert column(console.app, 0)[0] == "end_call"
+        await pilot.press("d")
+        await settle(pilot)
+        assert not isinstance(console.app.screen, ConfirmScreen)
+        assert "cannot be edited or deleted" in console.app.screen.query_one(Banner).message
+        assert "end_call" in column(console.app, 0)
+
+
+# --- templates and agents ---
+
+
+async def test_create_agent_from_template_asks_for_a_name() -> None:
+    console = build_console(start_screen="templates")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "name: must not be blank" in console.app.screen.query_one("#agent-name-error", FieldError).message
+        await pilot.press(*"Reception Two", "enter")
+        await settle(pilot)
+        created = [a for a in console.account.agents.values() if a.name == "Reception Two"]
+        assert len(created) == 1
+        assert created[0].source == "template" and created[0].template_slug == "clinic-receptionist"
+        await pilot.press("6")
+        await settle(pilot)
+        assert "Reception Two" in column(console.app, 0)
+
+
+async def test_web_call_masks_the_token_and_copies_it_whole() -> None:
+    console = build_console(start_screen="agents")
+    copied: list[str] = []
+    console.app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        assert isinstance(console.app.screen, WebCallScreen)
+        token = console.account.webcalls[-1]["token"]
+        shown = plain(console.app.screen.query_one("#value-token", Static)).strip()
+        assert shown == "••••" + token[-4:]
+        await pilot.press("t")
+        await pilot.press("o")
+        assert copied == [token, console.account.webcalls[-1]["roomName"]]
+
+
+async def test_web_call_on_undeployed_agent_shows_banner_with_retry() -> None:
+    console = build_console(start_screen="agents")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table(console.app).move_to_key(next(a.id for a in console.account.agents.values() if not a.deployed))
+        await pilot.press("w")
+        await settle(pilot)
+        assert isinstance(console.app.screen, AgentsScreen)
+        banner = console.app.screen.query_one(Banner)
+        assert "agent_not_deployed" in banner.message
+        assert banner.query_one("#banner-retry").display
+
+
+async def test_delete_agent_says_history_is_kept_and_number_detached() -> None:
+    console = build_console(start_screen="agents")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        name = column(console.app, 0)[0]
+        await pilot.press("d")
+        await settle(pilot)
+        body = plain(console.app.screen.query_one(".dialog-body", Static))
+        assert "call history is kept" in body and "detached" in body
+        await pilot.press("n")
+        await settle(pilot)
+        assert name in column(console.app, 0)
+        await pilot.press("d")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert name not in column(console.app, 0)
+
+
+# --- variables at scale ---
+
+
+async def test_ten_thousand_variables_load_and_filter() -> None:
+    console = build_console(start_screen="variables")
+    at = console.clock.now()
+    for i in range(10_000):
+        name = f"bulk_{i:05d}"
+        console.account.variables[name] = VariableRecord(f"id-{i}", name, f"value {i}", None, None, at, at)
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert table(console.app).total_count >= 10_000
+        await pilot.press("slash", *"bulk_0999")
+        await settle(pilot)
+        assert column(console.app, 0) == [f"bulk_0999{d}" for d in range(10)]
+
+
+# --- settings: keymap and theme ---
+
+
+async def test_keymap_from_config_remaps_a_binding(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[keymap]\n"list.refresh" = "f5"\n', encoding="utf-8")
+    console = build_console(start_screen="agents", settings=Settings.load(path))
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        console.account.agents.clear()
+        await pilot.press("r")
+        await settle(pilot)
+        assert table(console.app).row_count == 4  # r no longer refreshes
+        await pilot.press("f5")
+        await settle(pilot)
+        assert console.app.screen.query_one(ListState).kind == "empty"
+
+
+async def test_theme_is_remembered(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    console = build_console(settings=Settings.load(path))
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        console.app.theme = "nord"
+        await pilot.pause()
+    assert Settings.load(path).theme == "nord"
+    again = build_console(settings=Settings.load(path))
+    async with again.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.app.theme == "nord"
+
+
+def test_a_broken_config_file_is_reported_and_defaults_used(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("theme = [", encoding="utf-8")
+    settings = Settings.load(path)
+    assert settings.theme == "textual-dark" and settings.keymap == {}
+    assert settings.problem and "could not be read" in settings.problem
+
+
+# --- keys help, life cycle, launch ---
+
+
+async def test_keys_help_lists_the_screens_keys_with_their_ids() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        text = "".join(plain(s) for s in console.app.screen.query(Static))
+        for binding_id in ("tools.new", "tools.delete", "list.filter", "list.refresh", "area.numbers"):
+            assert binding_id in text
+
+
+async def test_quitting_closes_the_client() -> None:
+    console = build_console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        client = console.app.client
+        await pilot.press("q")
+        await pilot.pause()
+    assert client.closed
