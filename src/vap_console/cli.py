@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     login = sub.add_parser("login", help="store an API key in the OS keyring")
-    login.add_argument("--profile", dest="sub_profile", help="profile name (default: default)")
+    login.add_argument("--profile", dest="sub_profile", help="profile name (default: the active one, else default)")
     login.add_argument("--base-url", help="API base URL for this profile")
 
     logout = sub.add_parser("logout", help="remove a profile's key from the keyring")
