@@ -109,7 +109,7 @@ async def test_multipart_body_parsed_back_equals_what_was_built(make_client, pdf
 async def test_verified_kyc_sends_plain_json_with_only_the_number(make_client):
     client, server = make_client(json_response(201, wire_rental()))
     await client.rent_number(RentalApplication.model_validate(
-        {"requestedNumber": " 919876500001 ", "searchFilters": {"pattern": "98"}}))
+        {"requestedNumber": " 91 98765-00001 ", "searchFilters": {"pattern": "98"}}))
     request = server.requests[0]
     assert request.headers["Content-Type"] == "application/json"
     assert json.loads(request.content) == {"requestedNumber": "919876500001"}
@@ -263,3 +263,14 @@ async def test_a_file_that_grows_after_validation_is_not_sent_truncated(make_cli
 
     with pytest.raises(RentalValidationError, match="changed while it was being sent"):
         await client.rent_number(application(("gst", pdf_file)), on_progress=grow)
+
+
+def test_check_document_file_applies_the_same_rules_to_one_file(tmp_path, pdf_file):
+    from vap_console.api.rental import check_document_file
+
+    assert check_document_file(pdf_file) == []
+    assert check_document_file(tmp_path / "nope.png") == [f"file not found: {tmp_path / 'nope.png'}"]
+    empty = tmp_path / "empty.pdf"
+    empty.write_bytes(b"")
+    assert check_document_file(empty) == ["empty.pdf is empty"]
+    assert check_document_file(tmp_path) == [f"{tmp_path.name} is not a file"]

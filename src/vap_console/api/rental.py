@@ -91,6 +91,11 @@ class RentalApplication(_Wire):
     documents: list[RentalDocument] = Field(default_factory=list)
 
     @property
+    def number(self) -> str:
+        """The requested number as sent: spaces and dashes people type for readability removed."""
+        return re.sub(r"[\s\-()]", "", self.requested_number)
+
+    @property
     def sends_documents(self) -> bool:
         """False for the plain JSON form (KYC already verified on the account)."""
         return bool(self.documents)
@@ -98,10 +103,10 @@ class RentalApplication(_Wire):
     def problems(self) -> list[tuple[str, str]]:
         """Every reason the application cannot be sent, as (field, message); empty when it can."""
         found: list[tuple[str, str]] = []
-        number = self.requested_number.strip()
+        number = self.number
         if not number:
             found.append(("requestedNumber", "is required: pick or type a number"))
-        elif not _NUMBER_RE.match(number.replace(" ", "")):
+        elif not _NUMBER_RE.match(number):
             found.append(
                 ("requestedNumber", "must be bare digits or E.164 (+ then 4 to 15 digits)")
             )
@@ -128,9 +133,9 @@ class RentalApplication(_Wire):
     def payload(self) -> dict:
         """The rental payload as the server reads it: wire names, no local file paths."""
         if not self.documents:
-            return {"requestedNumber": self.requested_number.strip()}
+            return {"requestedNumber": self.number}
         body = self.model_dump(mode="json", by_alias=True, exclude_none=True)
-        body["requestedNumber"] = self.requested_number.strip()
+        body["requestedNumber"] = self.number
         return body
 
     def build_body(self, boundary: str | None = None) -> RequestBody:
@@ -151,6 +156,12 @@ class RentalApplication(_Wire):
                 )
             )
         return MultipartBody(payload, files, boundary or secrets.token_hex(16))
+
+
+def check_document_file(path: str | os.PathLike[str]) -> list[str]:
+    """Why this file cannot be sent as a document (missing, empty, over 5 MB, not pdf/jpeg/png);
+    empty when it can. The same rules rent_number applies, for checking one file as it is picked."""
+    return [message for _, message in _file_problems("path", Path(path))]
 
 
 def _file_problems(field: str, path: Path) -> list[tuple[str, str]]:
