@@ -65,3 +65,11 @@ async def test_a_get_dropped_by_the_server_is_retried_then_reported(sleeps):
                 await client.list_variables()
     assert len(server.requests) == 3
     assert len(sleeps.waits) == 2
+
+
+async def test_concurrent_calls_share_one_client(loopback):
+    import asyncio
+
+    async with VapClient(loopback.url, API_KEY) as client:
+        pages = await asyncio.gather(*(client.list_variables() for _ in range(20)))
+    assert {page.count for page in pages} == {3}

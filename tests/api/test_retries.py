@@ -232,3 +232,19 @@ async def test_base_url_with_a_path_prefix_keeps_it(make_client):
     async with VapClient("https://gw.example.test/vap/", API_KEY, transport=recorder.transport) as client:
         await client.list_variables()
     assert str(recorder.requests[0].url) == "https://gw.example.test/vap/v1/variables"
+
+
+async def test_post_connect_timeout_is_timed_out_and_says_nothing_was_sent(make_client):
+    client, server = make_client(httpx.ConnectTimeout("connect timed out"))
+    with pytest.raises(errors.TimedOut) as caught:
+        await client.rent_number(_plain_rental())
+    assert not isinstance(caught.value, errors.OutcomeUnknown)
+    assert "was not sent" in str(caught.value)
+    assert len(server.requests) == 1
+
+
+async def test_max_retries_zero_sends_once(make_client, sleeps):
+    client, server = make_client(httpx.Response(503), max_retries=0)
+    with pytest.raises(errors.ServerError):
+        await client.list_variables()
+    assert len(server.requests) == 1 and sleeps.waits == []
