@@ -70,3 +70,18 @@ def test_bad_options_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
     assert serve_main(port=0, **kwargs) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
+
+
+def test_keep_alive_answers_are_not_held_back_by_nagle(live_sandbox) -> None:  # noqa: ANN001
+    """With Nagle on, each keep-alive answer waited ~40 ms for a delayed ACK (a pollster's worst case)."""
+    import statistics
+    import time
+
+    with httpx.Client(base_url=live_sandbox.base_url, headers=auth(), timeout=5) as c:
+        c.get("/v1/voices")
+        timings = []
+        for _ in range(15):
+            started = time.perf_counter()
+            c.get("/v1/voices")
+            timings.append(time.perf_counter() - started)
+    assert statistics.median(timings) < 0.025

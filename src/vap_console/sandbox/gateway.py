@@ -9,13 +9,11 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vap_console.sandbox.keys import SANDBOX_KEYS
 from vap_console.sandbox.problems import Problem
-from vap_console.sandbox.state import SandboxState
+from vap_console.sandbox.state import Account, SandboxState
 
 WINDOW_SECONDS = 60.0
 IDEMPOTENCY_KEY_MAX = 255
@@ -83,7 +81,7 @@ class Gateway:
         scope.setdefault("state", {})["account"] = account
         await self.app(scope, receive, send)
 
-    def _admit(self, scope: Scope) -> Any:
+    def _admit(self, scope: Scope) -> Account:
         header = _header(scope, b"authorization")
         if header is None:
             raise Problem(401, "unauthorized", "Missing API key: send Authorization: Bearer <API_KEY>.")
@@ -135,21 +133,15 @@ class Idempotency:
         account = scope["state"]["account"]
         slot = (account.key.key, scope["path"], idem)
         chunks: list[bytes] = []
-        digest = hashlib.sha256()
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return
-            chunk = message.get("body", b"")
-            digest.update(chunk)
-            chunks.append(chunk)
+            chunks.append(message.get("body", b""))
             if not message.get("more_body", False):
                 break
-        content_type = (_header(scope, b"content-type") or "").strip().lower()
-        if content_type.startswith("multipart/"):
-            fingerprint = _multipart_fingerprint(scope, chunks)
-        else:
-            fingerprint = digest.hexdigest()
+        body = b"".join(chunks)
+        fingerprint = _fingerprint(scope, body)
         stored = self.stored.get(slot)
         if stored is not None:
             if stored.fingerprint != fingerprint:
@@ -166,7 +158,6 @@ class Idempotency:
             return await _send_problem(send, Problem(
                 409, "idempotency_key_in_use", "A request with this Idempotency-Key is still being handled.",
             ))
-        body = b"".join(chunks)
         delivered = False
 
         async def replay() -> Message:
@@ -192,17 +183,14 @@ class Idempotency:
             self.stored[slot] = _Stored(fingerprint, captured)
 
 
-def _multipart_fingerprint(scope: Scope, chunks: list[bytes]) -> str:
-    """Hash a multipart body without its boundary, which a client picks anew on every send."""
+def _fingerprint(scope: Scope, body: bytes) -> str:
+    """Hash a body; a multipart one without its boundary, which a client picks anew on every send."""
     content_type = _header(scope, b"content-type") or ""
-    boundary = b""
-    for part in content_type.split(";"):
-        name, _, value = part.strip().partition("=")
-        if name.lower() == "boundary":
-            boundary = value.strip('"').encode("latin-1")
-    body = b"".join(chunks)
-    if boundary:
-        body = body.replace(boundary, b"")
+    if content_type.strip().lower().startswith("multipart/"):
+        for part in content_type.split(";"):
+            name, _, value = part.strip().partition("=")
+            if name.lower() == "boundary" and value.strip('"'):
+                body = body.replace(value.strip('"').encode("latin-1"), b"")
     return hashlib.sha256(body).hexdigest()
 
 

@@ -120,24 +120,17 @@ async def requirements(request: Request) -> Response:
     })
 
 
-async def _read_rental_request(request: Request) -> tuple[Any, list[Any] | None]:
-    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if content_type == "multipart/form-data":
-        try:
-            form = await request.form(max_files=MAX_DOCUMENTS, max_fields=20, max_part_size=1024 * 1024)
-        except HTTPException as exc:
-            raise invalid_field("body", f"is not readable multipart/form-data ({exc.detail})") from None
-        data = form.get("data")
-        if data is None:
-            raise invalid_field("body.data", "is required: the rental payload as a JSON string")
-        if not isinstance(data, str):
-            raise invalid_field("body.data", "must be a JSON string field, not a file")
-        files = [f for name in ("files", "files[]") for f in form.getlist(name)]
-        for i, item in enumerate(files):
-            if not isinstance(item, UploadFile):
-                raise invalid_field(f"body.files.{i}", "must be a file")
-        return parse_json(data, "body.data"), files
-    return await read_json(request), None
+def _read_form(form: Any) -> tuple[Any, list[UploadFile]]:
+    data = form.get("data")
+    if data is None:
+        raise invalid_field("body.data", "is required: the rental payload as a JSON string")
+    if not isinstance(data, str):
+        raise invalid_field("body.data", "must be a JSON string field, not a file")
+    files = [f for name in ("files", "files[]") for f in form.getlist(name)]
+    for i, item in enumerate(files):
+        if not isinstance(item, UploadFile):
+            raise invalid_field(f"body.files.{i}", "must be a file")
+    return parse_json(data, "body.data"), files
 
 
 def _check_payload(payload: Any, files: list[Any] | None) -> dict[str, Any]:
@@ -270,8 +263,25 @@ async def rent_number(request: Request) -> Response:
         raise Problem(402, "telephony_autopay_required",
                       "Renting needs an auto-pay mandate covering at least the first month's rent; "
                       "set one up in the dashboard.")
-    payload, files = await _read_rental_request(request)
-    fields = _check_payload(payload, files)
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "multipart/form-data":
+        return await _rent(request, account, _check_payload(await read_json(request), None), None)
+    try:
+        form_context = request.form(max_files=MAX_DOCUMENTS, max_fields=20, max_part_size=1024 * 1024)
+        async with form_context as form:
+            payload, files = _read_form(form)
+            # Inside the block: the uploads' temporary files are closed when it ends.
+            return await _rent(request, account, _check_payload(payload, files), files)
+    except HTTPException as exc:
+        if exc.status_code != 400:
+            raise
+        raise invalid_field("body", f"is not readable multipart/form-data ({exc.detail})") from None
+
+
+async def _rent(
+    request: Request, account: Account, fields: dict[str, Any], files: list[UploadFile] | None
+) -> Response:
+    key = account.key
     if files is None:
         if not key.verified_kyc:
             raise Problem(422, "telephony_document_invalid",

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from vap_console.sandbox import inventory
-from vap_console.sandbox.catalog import MUGA_DESCRIPTIONS, TTS_DEFAULTS, template_by_slug
+from vap_console.sandbox.catalog import template_by_slug
 from vap_console.sandbox.keys import SandboxKey
 from vap_console.sandbox.rentals import (
     PURCHASE_ERROR,
@@ -97,7 +97,7 @@ _DOCUMENTS = [
      "fileName": "pan-card.jpg", "contentType": "image/jpeg", "size": 241_908},
 ]
 
-# (name, template slug, deployed, voice)
+# (name, template slug, deployed)
 AGENTS = [
     ("Priya – Front Desk", "clinic-receptionist", True),
     ("Arjun – Implant Leads", "lead-qualifier", True),
@@ -182,5 +182,3 @@ def _seed_rentals(account: Account, origin: datetime) -> None:
         (0, "submitted", {}), (0.25, "in_review", {}),
     ])
 
-
-__all__ = ["seed_account", "MUGA_DESCRIPTIONS", "TTS_DEFAULTS"]

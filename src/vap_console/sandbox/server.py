@@ -10,16 +10,19 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from types import TracebackType
 
 import uvicorn
+from starlette.applications import Starlette
 
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import Clock, SystemClock
 from vap_console.sandbox.faults import Faults, FaultSpecError
 from vap_console.sandbox.keys import SANDBOX_KEYS
 from vap_console.sandbox.scenarios import DESCRIPTIONS
+from vap_console.sandbox.state import SandboxState
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 _DROP_NOTICE = "ASGI callable returned without completing response"
@@ -62,7 +65,9 @@ def _config(app: object, *, log_config: object) -> uvicorn.Config:
 
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP matters: asyncio only turns Nagle off (TCP_NODELAY) on sockets that say
+    # they are TCP, and with Nagle on every keep-alive answer waits ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -80,7 +85,7 @@ def _url(host: str, port: int) -> str:
 class RunningSandbox:
     """A sandbox served by uvicorn on a background thread; ``stop()`` or use it as a context manager."""
 
-    def __init__(self, server: uvicorn.Server, thread: threading.Thread, sock: socket.socket, app: object) -> None:
+    def __init__(self, server: uvicorn.Server, thread: threading.Thread, sock: socket.socket, app: Starlette) -> None:
         self._server = server
         self._thread = thread
         self._sock = sock
@@ -90,8 +95,8 @@ class RunningSandbox:
         self.base_url = _url(host, port)
 
     @property
-    def state(self):  # noqa: ANN201 - SandboxState, typed loosely to keep this import-light
-        return self.app.state.sandbox  # type: ignore[attr-defined]
+    def state(self) -> SandboxState:
+        return self.app.state.sandbox
 
     def stop(self, timeout: float = 5.0) -> None:
         self._server.should_exit = True
@@ -115,14 +120,9 @@ def start_in_thread(
     server = _Server(_config(app, log_config=None))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="vap-sandbox", daemon=True)
     thread.start()
-    started = threading.Event()
-
-    def wait() -> None:
-        while thread.is_alive() and not server.started:
-            if started.wait(0.01):
-                return
-
-    wait()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.005)
     if not server.started:
         server.should_exit = True
         thread.join(startup_timeout)
