@@ -6,6 +6,7 @@ from vap_console.api.rental import (
     RentalApplication,
     RentalDocument,
     RentalValidationError,
+    check_document_file,
     detect_file_type,
 )
 
@@ -14,6 +15,7 @@ __all__ = [
     "RentalDocument",
     "RentalValidationError",
     "VapClient",
+    "check_document_file",
     "detect_file_type",
     "errors",
     "mask_key",
