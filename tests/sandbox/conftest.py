@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+from vap_console.api.models import ErrorBody
+
 PDF = b"%PDF-1.4\n% sandbox test document\n"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 32
@@ -55,9 +57,12 @@ async def client(sandbox_transport: httpx.ASGITransport) -> AsyncIterator[httpx.
 
 
 def error_of(response: httpx.Response) -> tuple[int, str]:
-    body = response.json()
-    assert isinstance(body.get("error"), str) and body["error"], body
-    return response.status_code, body["code"]
+    """(status, code) of an error answer, after checking it has the spec's error body (2.9)."""
+    body = ErrorBody.model_validate(response.json())
+    assert body.error, body
+    assert (body.details is not None) == (body.code == "invalid_request"), body
+    assert (body.limit is not None) == (body.code == "rate_limited"), body
+    return response.status_code, body.code
 
 
 def locs(response: httpx.Response) -> set[str]:

@@ -125,9 +125,12 @@ async def test_odd_paths_queries_and_headers(client: httpx.AsyncClient) -> None:
     for path in [
         "/v1/tools/%00", "/v1/phone-numbers/..%2F..%2Fetc%2Fpasswd", "/v1//tools", "/V1/TOOLS",
         "/v1/agents/%F0%9F%98%80", "/v1/phone-numbers/" + "a" * 10_000, "/", "/v1", "/v1/phone-numbers/%ED%A0%80",
+        "/v1/tools/", "/v1/variables/", "/v1/agents/templates/",
     ]:
         for method in ("GET", "DELETE", "POST"):
-            _check(await client.request(method, path, json={}))
+            response = await client.request(method, path, json={})
+            _check(response)
+            assert 400 <= response.status_code < 500, (method, path, response.status_code)
     for params in [{"numberType": "x" * 1000}, {"pattern": "\u0000"}, {"city": "🙂"}, {"countryIso": "ZZ"}]:
         _check(await client.get("/v1/phone-numbers/available", params=params))
         _check(await client.get("/v1/phone-numbers/requirements", params=params))

@@ -92,6 +92,8 @@ def create_app(
         ],
         exception_handlers={Problem: _on_problem, HTTPException: _on_http, Exception: _on_crash},
     )
+    # A trailing slash is a 404 like any unknown path, not a redirect a client would not follow.
+    app.router.redirect_slashes = False
     app.state.sandbox = state
     app.state.faults = faults
     app.state.limiter = limiter

@@ -55,6 +55,19 @@ class _Server(uvicorn.Server):
                 signal.signal(sig, handler)
 
 
+# Embedded (vap --sandbox, tests): uvicorn must never write to the terminal under a full-screen
+# UI, so its loggers go nowhere; a sandbox failure still answers a spec-shaped 500.
+_EMBEDDED_LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"null": {"class": "logging.NullHandler"}},
+    "loggers": {
+        name: {"handlers": ["null"], "propagate": False}
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access")
+    },
+}
+
+
 def _config(app: object, *, log_config: object) -> uvicorn.Config:
     logging.getLogger("uvicorn.error").addFilter(_QUIET)
     return uvicorn.Config(
@@ -117,7 +130,7 @@ def start_in_thread(
     """Serve a fresh sandbox on 127.0.0.1 at a free port from a daemon thread; returns once it accepts."""
     app = create_app(clock=clock or SystemClock(speed), rate_limit=rate_limit, faults=faults)
     sock = _bind("127.0.0.1", 0)
-    server = _Server(_config(app, log_config=None))
+    server = _Server(_config(app, log_config=_EMBEDDED_LOGGING))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="vap-sandbox", daemon=True)
     thread.start()
     deadline = time.monotonic() + startup_timeout
