@@ -214,7 +214,7 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
             return
         self._verified = (name, url, key)
         if session_only:
-            self._keep_for_session()
+            await self._keep_for_session(name, url, key)
             return
         try:
             # The keyring can block (a locked Secret Service); KeyStore bounds it with a timeout.
@@ -252,26 +252,24 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
         if values is None:
             return
         if self._verified == (values["profile"], values["base-url"], values["key"]):
-            self._keep_for_session()
+            self.keep_verified_for_session()
         else:
             self._start_check(values, session_only=True)
 
-    def _keep_for_session(self) -> None:
+    @work(exclusive=True, group="login", exit_on_error=False, description="keep a key for the session")
+    async def keep_verified_for_session(self) -> None:
         assert self._verified is not None
-        name, url, key = self._verified
-        self.keystore.remember_for_session(name, key)
-        self.record_profile(ResolvedCredentials(key, "session", url, name))
+        await self._keep_for_session(*self._verified)
 
-    @work(exclusive=True, group="login", exit_on_error=False, description="record a profile")
-    async def record_profile(self, credentials: ResolvedCredentials) -> None:
-        name, url = credentials.profile, credentials.base_url or ""
+    async def _keep_for_session(self, name: str, url: str, key: str) -> None:
+        self.keystore.remember_for_session(name, key)
         # The profile holds no secret, so it is kept even when the key cannot be.
         try:
             await asyncio.to_thread(self.keystore.profiles.add, name, url)
         except (OSError, ProfilesFileError) as exc:
             self.notify(f"The profile could not be saved ({exc}); the key works for this session.",
                         severity="warning")
-        self.post_message(self.Saved(credentials))
+        self.post_message(self.Saved(ResolvedCredentials(key, "session", url, name)))
 
     @on(Button.Pressed, "#login-cancel")
     def action_cancel(self) -> None:
