@@ -237,3 +237,17 @@ def test_snapshot_profiles(snap_compare, sandbox_transport) -> None:
         await open_profiles(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_pressing_7_again_keeps_one_profiles_screen(live_sandbox, two_profiles) -> None:
+    store, _ = two_profiles
+    app = console(live_sandbox.base_url, store)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_profiles(pilot)
+        depth = len(app.screen_stack)
+        await pilot.press("7")
+        await settle(pilot)
+        assert app.screen is screen and len(app.screen_stack) == depth
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ProfilesScreen)

@@ -200,7 +200,8 @@ class VapApp(App[int]):
             self.notify("Profiles are managed with `vap login`, `vap logout` and `vap profiles`.")
             return
         module = importlib.import_module(PROFILES_MODULE)
-        self.push_screen(module.ProfilesScreen())
+        if not isinstance(self.screen, module.ProfilesScreen):
+            self.push_screen(module.ProfilesScreen())
 
     def action_keys_help(self) -> None:
         if isinstance(self.screen, KeysHelpScreen):
