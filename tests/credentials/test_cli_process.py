@@ -35,7 +35,7 @@ def test_login_without_a_keyring_backend_fails_cleanly(xdg_dirs: dict[str, Path]
                  stdin=KEY, env=NO_KEYRING)
     assert result.returncode == 1
     assert_one_clean_line(result.stderr)
-    assert "no keyring backend is installed" in result.stderr
+    assert "no keyring backend was found" in result.stderr
     assert "keyrings.alt" in result.stderr and "VAP_API_KEY" in result.stderr
     assert not (xdg_dirs["config"] / "vap-console" / "profiles.toml").exists()
 

@@ -92,7 +92,7 @@ def test_the_key_is_not_in_repr_or_str(memory_keyring: MemoryKeyring, tmp_path: 
 @pytest.mark.parametrize(
     ("error", "reason"),
     [
-        (keyring.errors.NoKeyringError("No recommended backend"), "no keyring backend is installed"),
+        (keyring.errors.NoKeyringError("No recommended backend"), "no keyring backend was found"),
         (keyring.errors.InitError("Failed to create the collection"), "failed to start"),
         (keyring.errors.KeyringLocked("locked"), "is locked"),
         (keyring.errors.PasswordSetError("denied"), "failed"),
@@ -187,3 +187,18 @@ def test_store_login_rolls_the_keyring_back_when_the_profile_cannot_be_written(
     with pytest.raises(OSError):
         store.store_login("new", "https://api.example.com", KEY)
     assert memory_keyring.items == {("vap-console", "old"): "sk_previous_key_0000"}
+
+
+@pytest.mark.parametrize(
+    ("env", "says_dbus"),
+    [({}, True), ({"DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus"}, False)],
+)
+def test_no_backend_names_a_missing_dbus_session_on_linux(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], says_dbus: bool
+) -> None:
+    monkeypatch.setattr("sys.platform", "linux")
+    store = KeyStore(profiles=ProfileStore(tmp_path), env=env,
+                     backend=FailingKeyring(keyring.errors.NoKeyringError("none")))
+    with pytest.raises(KeyringUnavailable) as info:
+        store.get("p")
+    assert ("no D-Bus session" in str(info.value)) is says_dbus

@@ -10,6 +10,7 @@ console instead offers to keep a key in memory for the session only.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -145,7 +146,7 @@ class KeyStore:
         if error is None:
             return box["value"]  # type: ignore[return-value]
         if isinstance(error, keyring.errors.NoKeyringError):
-            raise KeyringUnavailable("no keyring backend is installed") from None
+            raise KeyringUnavailable(_no_backend_reason(self.env)) from None
         if isinstance(error, keyring.errors.KeyringLocked):
             raise KeyringUnavailable("it is locked") from None
         if isinstance(error, keyring.errors.InitError):
@@ -255,6 +256,14 @@ class KeyStore:
         if key:
             return ResolvedCredentials(key, "keyring", base_url, name)
         return ResolvedCredentials(None, "none", base_url, name)
+
+
+def _no_backend_reason(env: Mapping[str, str]) -> str:
+    # On Linux the usual cause is not a missing package but a missing D-Bus session (ssh, a
+    # container, a CI job), which the Secret Service needs: say so rather than "install".
+    if sys.platform.startswith("linux") and not env.get("DBUS_SESSION_BUS_ADDRESS"):
+        return "no keyring backend was found (there is no D-Bus session, which a Secret Service needs)"
+    return "no keyring backend was found"
 
 
 def _scrub(error: BaseException, secret: str) -> str:
