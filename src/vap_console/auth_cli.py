@@ -63,8 +63,9 @@ def _read_key(stream: TextIO, profile: str) -> str:
         except EOFError:
             raise _Fail("no key entered") from None
     else:
-        # `echo "$KEY" | vap login`: the whole of stdin is the key.
-        typed = stream.read()
+        # `echo "$KEY" | vap login`: stdin is the key. Read a bounded amount: a key is at most
+        # 512 characters, and a mistaken `vap login < big-file` must not read it all.
+        typed = stream.read(2048)
     try:
         return check_api_key(typed)
     except CredentialsInputError as exc:

@@ -235,3 +235,14 @@ def test_logout_with_broken_keyring_changes_nothing(xdg_dirs, capsys) -> None:
     assert auth_cli.logout("a", forget=True, keystore=store) == 1
     assert "Nothing was changed" in capsys.readouterr().err
     assert ProfileStore().get("a") is not None
+
+
+def test_a_huge_stdin_is_refused_without_reading_it_all(memory_keyring, capsys) -> None:
+    class Endless(Pipe):
+        def read(self, size: int = -1) -> str:
+            assert size > 0, "stdin must be read with a bound"
+            return "k" * size
+
+    assert auth_cli.login(base_url=URL, stdin=Endless(""), verify=fake_verify) == 2
+    assert "at most 512 characters" in capsys.readouterr().err
+    assert memory_keyring.items == {}

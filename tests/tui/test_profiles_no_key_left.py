@@ -34,7 +34,7 @@ class Pipe:
     def isatty(self) -> bool:
         return False
 
-    def read(self) -> str:
+    def read(self, size: int = -1) -> str:
         return self.text
 
 
