@@ -29,6 +29,10 @@ def explain_verify_error(error: BaseException, base_url: str) -> str:
         )
     if isinstance(error, (errors.ConnectionFailed, errors.TimedOut)):
         return f"could not reach {base_url} ({error.code}): check the base URL and the network"
+    if isinstance(error, (errors.NotFound, errors.UnexpectedResponse, errors.NotSupported)):
+        # A web page or another service answered: the usual cause is a mistyped base URL.
+        return (f"{host} did not answer like the API ({error.code}): is {base_url} the API's "
+                "base URL (without /v1)?")
     if isinstance(error, errors.ApiError):
         return f"{host} did not accept the check: {str(error).rstrip('.')}"
     return f"could not check the key against {host} ({type(error).__name__})"
