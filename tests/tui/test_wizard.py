@@ -277,6 +277,8 @@ async def test_deployment_without_telephony_says_rentals_are_unavailable(make_ho
         await until(pilot, lambda: wizard.banner.message)
         assert "unavailable on this deployment" in wizard.banner.message
         assert wizard.query_one("#wizard-next", Button).disabled
+        await pilot.pause(0.2)
+        assert app.spy.gets == 1  # asked once, not again and again
 
 
 # --- server errors land where they belong; nothing typed is lost ---
@@ -484,3 +486,20 @@ async def test_leaving_an_empty_wizard_does_not_ask(make_host):
         wizard = wizard_of(app)
         await pilot.press("escape")
         await until(pilot, lambda: wizard not in app.screen_stack)
+
+
+async def test_back_stops_a_429_wait_and_keeps_the_form(make_host):
+    app = make_host()
+    limited = answer(429, {"error": "Too many requests", "code": "rate_limited"}, {"Retry-After": "30"})
+    app.spy.plan.extend([limited, limited, limited])
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        before = values(wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: "Sending again in 30 s" in str(wizard.query_one("#submit-status").content))
+        await pilot.press("pageup")
+        await until(pilot, lambda: wizard.step == "review")
+        await pilot.pause(1.2)
+        assert len(app.spy.posts) == 3  # nothing more was sent
+        assert values(wizard) == before

@@ -22,7 +22,7 @@ from vap_console.api.polling import PollSchedule
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import VirtualClock
-from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.screens.rental import RentalScreen, resume_remembered
 from vap_console.tui.screens.wizard import RentalWizard
 
 BASE_URL = "http://sandbox.test"
@@ -42,8 +42,14 @@ class Spy(httpx.AsyncBaseTransport):
         self.inner = inner
         self.plan: list[Action] = []
         self.posts: list[httpx.Request] = []
+        self.gets = 0
+        self.down = False  # True: the server cannot be reached at all
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.down:
+            raise httpx.ConnectError("connection refused")
+        if request.method == "GET":
+            self.gets += 1
         if request.method == "POST" and request.url.path == POST_PATH:
             # Read the streamed body once so the test can look at what was sent.
             await request.aread()
@@ -87,7 +93,9 @@ class Host(App[None]):
     """Stands in for the console: one client on an in-process sandbox, its clock, a local index."""
 
     def __init__(self, *, key: str, clock: VirtualClock, index: LocalIndex, docs_dir: Path,
-                 rate_limit: int = 600, faults: str | None = None, open_wizard: bool = True) -> None:
+                 rate_limit: int = 600, faults: str | None = None, open_wizard: bool = True,
+                 open_rental: str | None = None, resume: bool = False,
+                 served_url: str | None = None) -> None:
         super().__init__()
         self.clock = clock
         self.local_index = index
@@ -96,17 +104,26 @@ class Host(App[None]):
         self.key = key
         self.docs_dir = docs_dir
         self.open_wizard = open_wizard
+        self.open_rental = open_rental
+        self.resume = resume
+        self.served_url = served_url
         self.bells = 0
         self.toasts: list[str] = []
         self._stack = AsyncExitStack()
         self.client: VapClient
 
     async def on_mount(self) -> None:
-        self.client = await self._stack.enter_async_context(
-            VapClient(BASE_URL, self.key, transport=self.spy, sleep=no_wait)
-        )
-        if self.open_wizard:
+        if self.served_url is not None:  # a sandbox served over real HTTP
+            client = VapClient(self.served_url, self.key, sleep=no_wait)
+        else:
+            client = VapClient(BASE_URL, self.key, transport=self.spy, sleep=no_wait)
+        self.client = await self._stack.enter_async_context(client)
+        if self.open_rental is not None:
+            self.push_screen(RentalScreen(self.open_rental))
+        elif self.open_wizard:
             self.push_screen(RentalWizard(start_dir=self.docs_dir))
+        if self.resume:
+            resume_remembered(self)
 
     async def on_unmount(self) -> None:
         await self._stack.aclose()
@@ -216,3 +233,31 @@ async def confirm_rent(pilot: Pilot, wizard: RentalWizard) -> None:
 def rental_screen(app: App) -> RentalScreen | None:
     screen = app.screen
     return screen if isinstance(screen, RentalScreen) else None
+
+
+async def rent_async(host: Host, number: str, docs: dict[str, Path] | None = None,
+                     key: str | None = None) -> str:
+    """Create a rental on the host's sandbox (documents sent when ``docs`` is given); its id."""
+    from vap_console.api import RentalApplication, RentalDocument
+    from vap_console.api.models import EndUser
+
+    transport = httpx.ASGITransport(app=host.sandbox)
+    async with VapClient(BASE_URL, key or host.key, transport=transport, sleep=no_wait) as client:
+        documents = [
+            RentalDocument(document_type_id=type_id, data_fields=fields, path=docs[type_id])
+            for type_id, fields in (("business_registration", {"gstin": "29ABCDE1234F1Z5"}),
+                                    ("address_proof", {}), ("signatory_id", {"pan": "ABCDE1234F"}))
+        ] if docs else []
+        application = RentalApplication(
+            requested_number=number,
+            end_user=EndUser(name="Acme Telecom Pvt Ltd") if docs else None,
+            documents=documents,
+        )
+        return (await client.rent_number(application)).id
+
+
+def rent_now(host: Host, number: str, docs: dict[str, Path] | None = None,
+             key: str | None = None) -> str:
+    import asyncio
+
+    return asyncio.run(rent_async(host, number, docs, key))

@@ -44,6 +44,21 @@ def problem_line(event: PollFailed) -> str:
     return f"{event.error.code} (HTTP {event.error.status}) — retrying in {event.next_delay:g} s"
 
 
+def fields_text(rental: Rental | None) -> str:
+    if rental is None:
+        return ""
+    return "\n".join(
+        f"{name:<14}{value}"
+        for name, value in (
+            ("Number", rental.e164 or rental.number or f"{rental.requested_number or '—'} (requested)"),
+            ("Type", f"{rental.number_type} · {rental.country_iso} · {rental.city or '—'}"),
+            ("Monthly rent", fmt.money(rental.monthly_rent_nanos, rental.currency)),
+            ("Prepaid", fmt.money(rental.prepaid_nanos, rental.currency)),
+            ("Created", fmt.when(rental.created_at)),
+        )
+    )
+
+
 class RentalPolled(Message):
     def __init__(self, update: RentalUpdate) -> None:
         super().__init__()
@@ -91,35 +106,24 @@ class RentalScreen(Screen[None]):
         with VerticalScroll(id="rental-box"):
             yield Static(f"Rental {self.rental_id}", id="rental-title")
             yield Banner(id="rental-banner")
-            yield Static("", id="rental-fields")
+            yield Static(fields_text(self.rental), id="rental-fields")
             yield Timeline(self.rental, id="timeline")
         yield Footer()
 
     def on_mount(self) -> None:
-        self._show(self.rental)
         self.follow()
 
     @property
     def timeline(self) -> Timeline:
         return self.query_one(Timeline)
 
-    def _show(self, rental: Rental | None) -> None:
-        if rental is None:
-            return
+    def _show(self, rental: Rental) -> None:
         self.rental = rental
-        self.timeline.rental = rental
-        self.query_one("#rental-fields", Static).update(
-            "\n".join(
-                f"{name:<14}{value}"
-                for name, value in (
-                    ("Number", rental.e164 or rental.number or f"{rental.requested_number or '—'} (requested)"),
-                    ("Type", f"{rental.number_type} · {rental.country_iso} · {rental.city or '—'}"),
-                    ("Monthly rent", fmt.money(rental.monthly_rent_nanos, rental.currency)),
-                    ("Prepaid", fmt.money(rental.prepaid_nanos, rental.currency)),
-                    ("Created", fmt.when(rental.created_at)),
-                )
-            )
-        )
+        # Answers can arrive while the screen is being torn down: nothing left to draw on then.
+        for timeline in self.query(Timeline):
+            timeline.rental = rental
+        for fields in self.query("#rental-fields").results(Static):
+            fields.update(fields_text(rental))
 
     # --- polling ---
 
@@ -152,21 +156,26 @@ class RentalScreen(Screen[None]):
     def _polled(self, message: RentalPolled) -> None:
         update = message.update
         self._show(update.rental)
-        self.timeline.connection = None
+        self._connection(None)
         _set_connection(self.app, "online")
         if update.status_changed:
             announce(self.app, update.rental)
 
     @on(PollTrouble)
     def _trouble(self, message: PollTrouble) -> None:
-        self.timeline.connection = problem_line(message.failure)
+        self._connection(problem_line(message.failure))
         if message.failure.offline:
             _set_connection(self.app, "offline")
 
     @on(PollStopped)
     def _stopped(self, message: PollStopped) -> None:
-        self.timeline.connection = f"stopped: {message.error.code}"
-        self.query_one("#rental-banner", Banner).show(str(message.error), retry=self.follow)
+        self._connection(f"stopped: {message.error.code}")
+        for banner in self.query("#rental-banner").results(Banner):
+            banner.show(str(message.error), retry=self.follow)
+
+    def _connection(self, line: str | None) -> None:
+        for timeline in self.query(Timeline):
+            timeline.connection = line
 
     def action_poll_now(self) -> None:
         # Restarting the exclusive worker cancels the one sleeping and asks at once.

@@ -128,7 +128,8 @@ class Timeline(Widget):
             if step.detail:
                 lines.append(Content.assemble(("     " + step.detail, "$text-muted")))
             if step.state == StepState.FAILED and reason:
-                lines.append(Content.assemble(("     " + reason, "$error")))
+                if reason != step.detail:
+                    lines.append(Content.assemble(("     " + reason, "$error")))
                 failed_shown = True
         if reason and not failed_shown and rental.status in RentalStatus.FAILURES:
             lines.append(Content.assemble((f" {reason}", "$error")))

@@ -407,18 +407,22 @@ class RentalWizard(ModalScreen[Rental | None]):
         self.query_one(ContentSwitcher).current = f"step-{step}"
         skipped = set(STEPS) - set(self.sequence())
         self.query_one(StepIndicator).show(step, skipped)
+        self._update_nav()
+        if step == "requirements":
+            self._ensure_requirements()
+        elif step == "review":
+            self._render_review()
+
+    def _update_nav(self) -> None:
+        step = self.step
         back = self.query_one("#wizard-back", Button)
         nxt = self.query_one("#wizard-next", Button)
-        back.disabled = step == "number" or self._submitting
+        back.disabled = step == "number" or (self._submitting and self._countdown_timer is None)
         nxt.display = step != "submit"
         nxt.label = "Rent…" if step == "review" else "Next"
         nxt.variant = "warning" if step == "review" else "primary"
         nxt.disabled = self._blocked == "not_configured" or (
             self._blocked == "ineligible" and step in ("requirements", "review"))
-        if step == "requirements":
-            self._ensure_requirements()
-        elif step == "review":
-            self._render_review()
 
     def _field_error(self, input_id: str, message: str) -> None:
         widget = self.query_one(f"#{input_id}")
@@ -510,6 +514,12 @@ class RentalWizard(ModalScreen[Rental | None]):
 
     @on(Button.Pressed, "#wizard-back")
     def action_back(self) -> None:
+        if self._countdown_timer is not None:
+            # Waiting out a 429 is the one wait the user may stop: nothing is in flight.
+            self._stop_countdown()
+            self._submitting = False
+            self._show_step("review")
+            return
         if self._submitting or self.step == "number":
             return
         sequence = self.sequence()
@@ -695,7 +705,7 @@ class RentalWizard(ModalScreen[Rental | None]):
     def _unavailable(self) -> None:
         """503 telephony_not_configured: nothing on this deployment can rent a number."""
         self._blocked = "not_configured"
-        self._show_step(self.step)
+        self._update_nav()
         self.banner.show("Rentals are unavailable on this deployment (HTTP 503, "
                          "telephony_not_configured). Nothing was sent or charged.")
 
@@ -1004,6 +1014,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         self._countdown = max(1, int(round(error.retry_after or 1)))
         self._tick_countdown()
         self._countdown_timer = self.set_interval(1, self._tick_countdown)
+        self._update_nav()
 
     def _tick_countdown(self) -> None:
         if self._countdown <= 0:

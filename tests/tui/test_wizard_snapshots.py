@@ -1,0 +1,189 @@
+"""Snapshots at 120×36 of every wizard step and its error states, on the sandbox's virtual clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from tests.e2e.documents import make_kyc_set
+from tests.tui.wizard_host import (
+    Host,
+    answer,
+    confirm_rent,
+    fill_documents,
+    fill_end_user,
+    next_step,
+    pick_from_search,
+    set_value,
+    to_review,
+    until,
+    wizard_of,
+)
+from vap_console.credentials import LocalIndex
+from vap_console.sandbox.clock import VirtualClock
+from vap_console.tui.screens.wizard.dialogs import Confirm
+
+SIZE = (120, 36)
+
+
+@pytest.fixture
+def make_host(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    make_kyc_set(tmp_path / "kyc")
+
+    def make(key: str = "sk_sandbox_agent") -> Host:
+        return Host(key=key, clock=VirtualClock(), index=LocalIndex("t", data_dir=tmp_path / "data"),
+                    docs_dir=Path("kyc"))
+
+    return make
+
+
+async def settle(pilot) -> None:
+    # A blinking cursor would make the picture depend on the moment it is taken.
+    for screen in pilot.app.screen_stack:
+        for widget in screen.query(Input):
+            widget.cursor_blink = False
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+
+
+# --- each step ---
+
+
+def test_snapshot_step_number_with_search_results(snap_compare, make_host):
+    async def run(pilot):
+        await pick_from_search(pilot, wizard_of(pilot.app), "", city="Mumbai")
+        await settle(pilot)
+
+    assert snap_compare(make_host(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_step_requirements(snap_compare, make_host):
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        await pick_from_search(pilot, wizard, "1010")
+        await next_step(pilot, wizard, "requirements")
+        await settle(pilot)
+
+    assert snap_compare(make_host(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_step_end_user_with_errors(snap_compare, make_host):
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await next_step(pilot, wizard, "enduser")
+        set_value(wizard, "eu-email", "ops@acme")
+        await pilot.press("pagedown")
+        await settle(pilot)
+
+    assert snap_compare(make_host(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_step_documents_with_a_bad_file(snap_compare, make_host):
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        Path("kyc/notes.pdf").write_text("not a pdf at all")
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await next_step(pilot, wizard, "enduser")
+        await fill_end_user(pilot, wizard)
+        await next_step(pilot, wizard, "documents")
+        await fill_documents(pilot, wizard)
+        set_value(wizard, "doc-1-path", "kyc/notes.pdf")
+        await settle(pilot)
+
+    assert snap_compare(make_host(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_step_review(snap_compare, make_host):
+    async def run(pilot):
+        await to_review(pilot, wizard_of(pilot.app))
+        await settle(pilot)
+
+    assert snap_compare(make_host(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_confirm_names_the_wallet_charge(snap_compare, make_host):
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        await to_review(pilot, wizard)
+        await pilot.press("pagedown")
+        await until(pilot, lambda: isinstance(pilot.app.screen, Confirm))
+        await settle(pilot)
+
+    assert snap_compare(make_host(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_submit_waiting_out_a_429(snap_compare, make_host):
+    app = make_host()
+    limited = answer(429, {"error": "Too many requests", "code": "rate_limited"}, {"Retry-After": "30"})
+    app.spy.plan.extend([limited, limited, limited])
+
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        await to_review(pilot, wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: "Sending again in" in str(wizard.query_one("#submit-status").content))
+        wizard._stop_countdown()  # freeze the countdown for the picture
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_verified_kyc_review(snap_compare, make_host):
+    async def run(pilot):
+        await to_review(pilot, wizard_of(pilot.app))
+        await settle(pilot)
+
+    assert snap_compare(make_host("sk_sandbox_verified"), terminal_size=SIZE, run_before=run)
+
+
+# --- error states ---
+
+
+def test_snapshot_error_ineligible(snap_compare, make_host):
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await settle(pilot)
+
+    assert snap_compare(make_host("sk_sandbox_ineligible"), terminal_size=SIZE, run_before=run)
+
+
+@pytest.mark.parametrize(("key", "pattern"), [("sk_sandbox_noautopay", "1010"), ("sk_sandbox_agent", "0005")])
+def test_snapshot_error_on_submit(snap_compare, make_host, key, pattern):
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        await to_review(pilot, wizard, pattern=pattern)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.banner.message)
+        await settle(pilot)
+
+    assert snap_compare(make_host(key), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_error_422_lands_on_the_number(snap_compare, make_host):
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        await to_review(pilot, wizard, number="+14155550100")
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.step == "number" and wizard.banner.message)
+        await settle(pilot)
+
+    assert snap_compare(make_host(), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_error_not_configured(snap_compare, make_host):
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await until(pilot, lambda: wizard.banner.message)
+        await settle(pilot)
+
+    assert snap_compare(make_host("sk_sandbox_notelephony"), terminal_size=SIZE, run_before=run)
