@@ -17,6 +17,8 @@ from vap_console.sandbox.state import Account, SandboxState
 
 WINDOW_SECONDS = 60.0
 IDEMPOTENCY_KEY_MAX = 255
+# The body is read whole to fingerprint it, before any route's own limit applies.
+IDEMPOTENT_BODY_MAX = 64 * 1024 * 1024
 
 
 async def _send_problem(send: Send, problem: Problem) -> None:
@@ -133,11 +135,17 @@ class Idempotency:
         account = scope["state"]["account"]
         slot = (account.key.key, scope["path"], idem)
         chunks: list[bytes] = []
+        size = 0
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return
             chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > IDEMPOTENT_BODY_MAX:
+                return await _send_problem(send, Problem(
+                    413, "payload_too_large", f"The request body is larger than {IDEMPOTENT_BODY_MAX} bytes.",
+                ))
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
