@@ -85,3 +85,14 @@ async def test_deleting_an_agent_detaches_its_number(client: httpx.AsyncClient) 
     assert after.events[-1]["type"] == "agent.detached"
     assert error_of(await client.delete(f"/v1/agents/{agent.id}")) == (404, "agent_not_found")
     assert error_of(await client.post("/v1/webcall", json={"agentId": agent.id})) == (404, "agent_not_found")
+
+
+async def test_null_optional_agent_fields_mean_not_sent(client: httpx.AsyncClient) -> None:
+    response = await client.post("/v1/agents", json={
+        "name": "Plain", "systemInstruction": None, "greeting": None, "source": None, "templateSlug": None,
+        "deployed": None, "ttsConfig": {"model": "muga", "voice": None, "temperature": None},
+    })
+    assert response.status_code == 201, response.text
+    agent = response.json()
+    assert agent["deployed"] is True and agent["source"] == "blank"
+    assert agent["ttsConfig"]["temperature"] == 0.6 and agent["ttsConfig"]["voice"] == ""

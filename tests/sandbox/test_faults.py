@@ -18,7 +18,9 @@ from .conftest import auth
 
 def test_spec_parsing() -> None:
     assert Faults.parse("") == Faults() and not Faults.parse(None).active
-    assert Faults.parse("latency=120, error_rate=0.1,drop_rate=0.05,seed=7") == Faults(120.0, 0.1, 0.05, 7)
+    parsed = Faults.parse("latency=120, error_rate=0.1,drop_rate=0.05,seed=7")
+    assert parsed == Faults(120.0, 0.1, 0.05, 7)
+    assert Faults.parse(str(parsed)) == parsed  # the banner shows a spec that round-trips
     for bad, needle in [
         ("latency=-1", "latency"), ("error_rate=2", "error_rate"), ("drop_rate=x", "drop_rate"),
         ("seed=1.5", "seed"), ("jitter=3", "unknown setting 'jitter'"), ("latency", "not name=value"),

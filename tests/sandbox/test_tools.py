@@ -118,3 +118,14 @@ async def test_a_variable_already_fed_by_another_tool_is_refused(client: httpx.A
     response = await client.post("/v1/tools", json=tool)
     assert locs(response) == {"body.config.outputs.0.name"}
     assert "lookup_customer" in response.json()["details"][0]["message"]
+
+
+async def test_null_optional_fields_mean_not_sent(client: httpx.AsyncClient) -> None:
+    config = {"url": "https://x.example", "method": None, "timeoutMs": None, "waitForResponse": None,
+              "llmParams": None, "params": None, "headers": None, "body": None, "curl": None,
+              "performedAction": None, "outputs": None, "auth": None}
+    response = await client.post("/v1/tools", json={**MINIMAL, "config": config})
+    assert response.status_code == 201, response.text
+    got = response.json()["config"]
+    assert (got["method"], got["waitForResponse"], got["performedAction"], got["body"]) == ("GET", True, "end_call", "")
+    assert got["llmParams"] == [] and got["params"] == [] and got["auth"]["hasSecret"] is False

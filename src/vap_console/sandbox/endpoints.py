@@ -89,12 +89,13 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
         p.add("ttsConfig", "must be an object")
         return {}
     out: dict[str, Any] = {}
-    model = tts.get("model", VOICES["defaultModel"])
+    # null is treated as not sent, as everywhere in the sandbox.
+    model = tts.get("model") or VOICES["defaultModel"]
     engine = ENGINES.get(model) if isinstance(model, str) else None
     if engine is None:
         p.add("ttsConfig.model", "must be one of " + ", ".join(ENGINES))
     out["model"] = model
-    voice = tts.get("voice", "")
+    voice = tts.get("voice")
     if voice is None:
         voice = ""
     if not isinstance(voice, str):
@@ -104,14 +105,16 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
     elif engine is not None and not engine["voices"] and voice:
         p.add("ttsConfig.voice", f"must be empty: {model} has no named voices, describe the voice instead")
     out["voice"] = voice
-    description = tts.get("description", "")
+    description = tts.get("description")
     if description is None:
         description = ""
     if not isinstance(description, str) or len(description) > 2000:
         p.add("ttsConfig.description", "must be a string of at most 2000 characters")
     out["description"] = description
     for name, (low, high) in TTS_NUMBER_RANGES.items():
-        value = tts.get(name, TTS_DEFAULTS[name])
+        value = tts.get(name)
+        if value is None:
+            value = TTS_DEFAULTS[name]
         whole = name in ("top_k", "max_new_tokens", "f0_up_key")
         ok_type = isinstance(value, int) if whole else isinstance(value, (int, float))
         if isinstance(value, bool) or not ok_type or not low <= value <= high:
@@ -135,7 +138,7 @@ async def create_agent(request: Request) -> Response:
         p.add("name", f"must be at most {AGENT_NAME_MAX} characters")
     texts = {}
     for field in ("systemInstruction", "greeting"):
-        value = body.get(field, "")
+        value = body.get(field)
         if value is None:
             value = ""
         if not isinstance(value, str) or len(value) > PROMPT_MAX:
@@ -143,7 +146,7 @@ async def create_agent(request: Request) -> Response:
             value = ""
         texts[field] = value
     tts = _check_tts(p, body.get("ttsConfig"))
-    source = body.get("source", "blank")
+    source = body.get("source") or "blank"
     if source not in ("template", "blank"):
         p.add("source", "must be template or blank")
     slug = body.get("templateSlug")
@@ -152,7 +155,9 @@ async def create_agent(request: Request) -> Response:
             p.add("templateSlug", "must name an existing template when source is template")
     elif slug is not None and not isinstance(slug, str):
         p.add("templateSlug", "must be a string")
-    deployed = body.get("deployed", True)
+    deployed = body.get("deployed")
+    if deployed is None:
+        deployed = True
     if not isinstance(deployed, bool):
         p.add("deployed", "must be true or false")
     p.raise_if_any()

@@ -25,6 +25,9 @@ class Faults:
     drop_rate: float = 0.0
     seed: int = 0
 
+    def __str__(self) -> str:
+        return f"latency={self.latency_ms:g},error_rate={self.error_rate:g},drop_rate={self.drop_rate:g},seed={self.seed}"
+
     @property
     def active(self) -> bool:
         return bool(self.latency_ms or self.error_rate or self.drop_rate)

@@ -94,7 +94,8 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
     if not isinstance(config, dict):
         p.add("config", "must be an object")
         return {}, {}
-    method = config.get("method", "GET")
+    # null is treated as not sent throughout: clients that dump optional fields as null mean that.
+    method = config.get("method") or "GET"
     if not isinstance(method, str) or method.upper() not in METHODS:
         p.add("config.method", "must be one of " + ", ".join(METHODS))
         method = "GET"
@@ -106,17 +107,21 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
     performed = _text(p, "config.performedAction", config.get("performedAction"), limit=64)
     curl = _text(p, "config.curl", config.get("curl"), limit=LONG_TEXT_MAX)
     body_text = _text(p, "config.body", config.get("body"), limit=LONG_TEXT_MAX)
-    timeout = config.get("timeoutMs", DEFAULT_TIMEOUT_MS)
+    timeout = config.get("timeoutMs")
+    if timeout is None:
+        timeout = DEFAULT_TIMEOUT_MS
     if isinstance(timeout, bool) or not isinstance(timeout, int) or not (
         TIMEOUT_RANGE[0] <= timeout <= TIMEOUT_RANGE[1]
     ):
         p.add("config.timeoutMs", f"must be a whole number of milliseconds, {TIMEOUT_RANGE[0]} to {TIMEOUT_RANGE[1]}")
         timeout = DEFAULT_TIMEOUT_MS
-    wait = config.get("waitForResponse", True)
+    wait = config.get("waitForResponse")
+    if wait is None:
+        wait = True
     if not isinstance(wait, bool):
         p.add("config.waitForResponse", "must be true or false")
         wait = True
-    llm_params = config.get("llmParams", [])
+    llm_params = config.get("llmParams")
     if llm_params is None:
         llm_params = []
     if not isinstance(llm_params, list) or len(llm_params) > LIST_MAX:
