@@ -216,3 +216,14 @@ async def test_renting_a_number_already_held_is_refused(client: httpx.AsyncClien
     await _rent(client, NUMBER)
     response = await client.post("/v1/phone-numbers", **rental_form(NUMBER))
     assert locs(response) == {"body.requestedNumber"}
+
+
+async def test_two_taken_numbers_get_different_substitutes(client: httpx.AsyncClient, sandbox_clock: VirtualClock) -> None:
+    first = await _rent(client, "+914071250004", searchFilters={"city": "Hyderabad"})
+    second = await _rent(client, "+913388260004", searchFilters={"city": "Hyderabad"})
+    sandbox_clock.advance(30)
+    first, second = [
+        Rental.model_validate((await client.get(f"/v1/phone-numbers/{r.id}")).json()) for r in (first, second)
+    ]
+    assert first.status == second.status == "active"
+    assert first.number != second.number and first.city == second.city == "Hyderabad"

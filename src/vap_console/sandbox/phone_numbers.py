@@ -35,7 +35,7 @@ def _require_telephony(account: Account) -> None:
 
 
 def held_numbers(account: Account, now: Any) -> set[str]:
-    return {n for r in account.rentals.values() if (n := r.holds_number(now))}
+    return {number for rental in account.rentals.values() for number in rental.holds(now)}
 
 
 async def list_rentals(request: Request) -> Response:

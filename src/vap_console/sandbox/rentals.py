@@ -97,18 +97,17 @@ class RentalRecord:
     def settles_at(self) -> datetime:
         return self.milestones[-1].at if self.milestones else self.created_at
 
-    def holds_number(self, now: datetime) -> str | None:
-        """The number this rental has or is about to have, to keep it out of search results.
-        Cheaper than ``render``: renting checks this against every rental of the account."""
-        number = self.listing.number
+    def holds(self, now: datetime) -> set[str]:
+        """Numbers this rental has or is about to have (a planned substitute included), to keep
+        them out of search results and substitutes. Cheaper than ``render``: renting checks this
+        against every rental of the account."""
+        numbers = {self.listing.number}
         for m in self.milestones:
-            if m.at > now:
-                break
-            if m.kind in ("kyc_rejected", "purchase_failed", "released"):
-                return None
             if m.kind == "substituted":
-                number = m.data["listing"].number
-        return number
+                numbers.add(m.data["listing"].number)
+            elif m.at <= now and m.kind in ("kyc_rejected", "purchase_failed", "released"):
+                return set()
+        return numbers
 
     def render(self, now: datetime, account: Account | None) -> dict[str, Any]:
         listing = self.listing
