@@ -10,12 +10,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from vap_console.sandbox import endpoints, phone_numbers
-from vap_console.sandbox.bodies import JSON_BODY_MAX
 from vap_console.sandbox.clock import Clock, SystemClock, VirtualClock
 from vap_console.sandbox.faults import FaultInjector, Faults
 from vap_console.sandbox.gateway import Gateway, Idempotency, RateLimiter, monotonic_timer
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import SandboxState
+from vap_console.sandbox.wire import JSON_BODY_MAX
 
 _HTTP_CODES = {
     400: ("invalid_request", "The request could not be read."),

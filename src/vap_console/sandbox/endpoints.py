@@ -9,11 +9,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vap_console.sandbox.bodies import account_of, read_json
+from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
+from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.clock import iso
-from vap_console.sandbox.catalog import ENGINES, F0_RANGE, VOICES, TTS_DEFAULTS, template_by_slug, templates
 from vap_console.sandbox.problems import FieldProblems, Problem
-from vap_console.sandbox.state import AgentRecord, SandboxState
+from vap_console.sandbox.state import AgentRecord
 from vap_console.sandbox.tools import add_tool, check_tool, declare_variable, delete_tool, variables_in
 
 MEDIA_HOST = "wss://media.sandbox.invalid"
@@ -27,14 +27,6 @@ TTS_NUMBER_RANGES = {
     "max_new_tokens": (1, 8192),
     "f0_up_key": F0_RANGE,
 }
-
-
-def sandbox_of(request: Request) -> SandboxState:
-    return request.app.state.sandbox
-
-
-def page(items: list[dict[str, Any]]) -> JSONResponse:
-    return JSONResponse({"items": items, "count": len(items)})
 
 
 # --- tools and variables ---

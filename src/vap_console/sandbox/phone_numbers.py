@@ -11,14 +11,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from vap_console.sandbox import inventory
-from vap_console.sandbox.bodies import account_of, parse_json, read_json
 from vap_console.sandbox.documents import MAX_BYTES, sniff
-from vap_console.sandbox.endpoints import page, sandbox_of
 from vap_console.sandbox.keys import INELIGIBLE_REASON
 from vap_console.sandbox.problems import FieldProblems, Problem, invalid_field, not_found
 from vap_console.sandbox.rentals import RentalRecord, plan
 from vap_console.sandbox.scenarios import Scenario
 from vap_console.sandbox.state import Account
+from vap_console.sandbox.wire import account_of, page, parse_json, read_json, sandbox_of
 
 MAX_DOCUMENTS = 10
 UPLOAD_BODY_MAX = MAX_DOCUMENTS * (MAX_BYTES + 64 * 1024) + 1024 * 1024

@@ -1,4 +1,4 @@
-"""Reading request bodies without ever letting bad input become a 500."""
+"""Reading requests without ever letting bad input become a 500, and writing list answers."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import math
 from typing import Any
 
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 
 from vap_console.sandbox.problems import Problem, invalid_field
-from vap_console.sandbox.state import Account
+from vap_console.sandbox.state import Account, SandboxState
 
 JSON_BODY_MAX = 1024 * 1024
 
@@ -50,3 +51,11 @@ async def read_json(request: Request) -> Any:
 
 def account_of(request: Request) -> Account:
     return request.scope["state"]["account"]
+
+
+def sandbox_of(request: Request) -> SandboxState:
+    return request.app.state.sandbox
+
+
+def page(items: list[dict[str, Any]]) -> JSONResponse:
+    return JSONResponse({"items": items, "count": len(items)})
