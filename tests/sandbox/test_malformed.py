@@ -121,6 +121,17 @@ async def test_broken_multipart(client: httpx.AsyncClient) -> None:
         assert 400 <= response.status_code < 500, content[:80]
 
 
+async def test_odd_file_names(client: httpx.AsyncClient) -> None:
+    good_data = json.dumps({"requestedNumber": "+914082959021", "endUser": {"name": "A"}, "documents": DOCUMENTS}).encode()
+    for name in [b"\xff\xfe.pdf", "é🙂.pdf".encode(), b"a\x00b.pdf", b"", b"x" * 5000, b"..\\..\\boot.ini"]:
+        parts = [("data", None, good_data)] + [("files", "@", PDF)] * 3
+        content = _multipart("b0", parts).replace(b'filename="@"', b'filename="' + name + b'"')
+        response = await client.post(
+            "/v1/phone-numbers", content=content, headers={"Content-Type": "multipart/form-data; boundary=b0"},
+        )
+        _check(response)
+
+
 async def test_odd_paths_queries_and_headers(client: httpx.AsyncClient) -> None:
     for path in [
         "/v1/tools/%00", "/v1/phone-numbers/..%2F..%2Fetc%2Fpasswd", "/v1//tools", "/V1/TOOLS",

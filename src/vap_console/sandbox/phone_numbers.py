@@ -3,6 +3,7 @@ requirements extensions (DESIGN §4)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from starlette.datastructures import UploadFile
@@ -33,7 +34,7 @@ def _require_telephony(account: Account) -> None:
         raise Problem(503, "telephony_not_configured", "Rented numbers are not available on this deployment.")
 
 
-def held_numbers(account: Account, now: Any) -> set[str]:
+def held_numbers(account: Account, now: datetime) -> set[str]:
     return {number for rental in account.rentals.values() for number in rental.holds(now)}
 
 
@@ -67,13 +68,6 @@ def _number_type(request: Request, p: FieldProblems) -> str | None:
     return number_type
 
 
-def _problems_in_query(p: FieldProblems) -> None:
-    # Query problems carry query.<name> rather than body.<name>.
-    for d in p.details:
-        d["loc"] = d["loc"].removeprefix("body.")
-    p.raise_if_any()
-
-
 async def search_numbers(request: Request) -> Response:
     account = account_of(request)
     _require_telephony(account)
@@ -82,7 +76,7 @@ async def search_numbers(request: Request) -> Response:
     number_type = _number_type(request, p)
     pattern = _query(request, p, "pattern")
     city = _query(request, p, "city")
-    _problems_in_query(p)
+    p.raise_if_any()
     if country != inventory.COUNTRY:
         return page([])
     found = inventory.search(
@@ -98,7 +92,7 @@ async def requirements(request: Request) -> Response:
     p = FieldProblems()
     country = (_query(request, p, "countryIso") or inventory.COUNTRY).upper()
     number_type = _number_type(request, p) or "local"
-    _problems_in_query(p)
+    p.raise_if_any()
     key = account.key
     price = inventory.PRICES[number_type]
     if country != inventory.COUNTRY:

@@ -46,7 +46,10 @@ class FieldProblems:
         self.details: list[dict[str, str]] = []
 
     def add(self, loc: str, message: str) -> None:
-        self.details.append({"loc": loc if loc.startswith("body") else f"body.{loc}", "message": message})
+        """``loc`` is a body field (``name``, ``config.url``) unless it names its place itself."""
+        if not loc.startswith(("body", "query.", "header.")):
+            loc = f"body.{loc}"
+        self.details.append({"loc": loc, "message": message})
 
     def __bool__(self) -> bool:
         return bool(self.details)
