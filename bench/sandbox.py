@@ -31,7 +31,7 @@ KEY = {"Authorization": "Bearer sk_sandbox_agent"}
 MB = 1024 * 1024
 DOC_TYPES = ["business_registration", "address_proof", "signatory_id"]
 GETS = 2000
-TIMED_RENTALS = 60
+TIMED_RENTALS = 120
 TOTAL_RENTALS = 1000
 
 
@@ -145,7 +145,7 @@ def main() -> bool:
             with httpx.Client(base_url=baseline_url, headers=KEY, timeout=60) as bc:
                 get_rate, base_get = _interleaved((sc, bc), 5, GETS // 5, lambda c, i: c.get("/v1/variables"))
                 post_rate, base_post = _interleaved(
-                    (sc, bc), 4, TIMED_RENTALS // 4,
+                    (sc, bc), 6, TIMED_RENTALS // 6,
                     lambda c, i: c.post("/v1/phone-numbers", data=_rental_data(i), files=files),
                 )
                 for client in (sc, bc):  # up to 1,000 rentals (uploads) each
