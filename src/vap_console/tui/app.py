@@ -26,6 +26,7 @@ from vap_console.tui.commands import AreaCommands
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
+from vap_console.tui.screens.rental import resume_remembered
 from vap_console.tui.screens.templates import TemplatesScreen
 from vap_console.tui.screens.tools import ToolsScreen
 from vap_console.tui.screens.variables import VariablesScreen
@@ -144,6 +145,7 @@ class VapApp(App[int]):
         if self.settings.problem:
             self.notify(self.settings.problem, title="config.toml", severity="warning")
         await self.switch_mode(self.start_screen)
+        resume_remembered(self)
 
     async def on_unmount(self) -> None:
         await self._exit_stack.aclose()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
@@ -22,7 +22,9 @@ from vap_console.api.models import Rental
 from vap_console.tui import format as fmt
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
-from vap_console.tui.widgets.rows import Column, Row, make_row
+from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.screens.wizard import RentalWizard
+from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
 from vap_console.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
@@ -54,6 +56,8 @@ class NumbersScreen(ListScreen[Rental]):
     BINDINGS = [
         Binding("a", "add_rental", "Add by id", id="numbers.add", tooltip="Track a rental by its id"),
         Binding("c", "copy_number", "Copy number", id="numbers.copy", tooltip="Copy the E.164 number"),
+        Binding("n", "rent_number", "Rent a number", id="numbers.rent",
+                tooltip="Open the KYC rental wizard: pick a number, send the documents, pay the first month"),
     ]
 
     def __init__(self) -> None:
@@ -187,6 +191,16 @@ class NumbersScreen(ListScreen[Rental]):
 
     def retry_add(self) -> None:
         self.add_rental(self._last_add)
+
+    def action_rent_number(self) -> None:
+        # The wizard opens the new rental's live screen itself; the list just picks it up.
+        self.app.push_screen(RentalWizard(), lambda rental: self.reload() if rental else None)
+
+    @on(RowTable.Selected)
+    def _open_rental(self, event: RowTable.Selected) -> None:
+        rental = self.current
+        if rental is not None and rental.id == event.key:
+            self.app.push_screen(RentalScreen(rental.id, rental=rental))
 
     def action_copy_number(self) -> None:
         rental = self.current

@@ -1,0 +1,130 @@
+"""The wizard and the rental screen inside the real console (make_app), on the sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.command import CommandPalette
+from textual.widgets import Input
+
+from tests.e2e.documents import make_kyc_set
+import httpx
+
+from tests.tui.console_scenes import BASE_URL, build_console
+from vap_console.api import RentalApplication, RentalDocument, VapClient
+from vap_console.api.models import EndUser
+from tests.tui.wizard_host import (
+    confirm_rent,
+    fast_schedule,
+    rental_screen,
+    to_review,
+    until,
+    wizard_of,
+)
+from vap_console.credentials import LocalIndex
+from vap_console.tui.screens.numbers import NumbersScreen
+from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.screens.wizard import RentalWizard
+from vap_console.tui.widgets.rows import RowTable
+
+SIZE = (120, 36)
+
+
+@pytest.fixture(autouse=True)
+def fast_polls(monkeypatch):
+    monkeypatch.setattr(RentalScreen, "schedule_factory", fast_schedule)
+
+
+@pytest.fixture
+def docs(tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return make_kyc_set(tmp_path / "kyc")["business_registration"].parent
+
+
+async def numbers_loaded(pilot) -> None:
+    await until(pilot, lambda: isinstance(pilot.app.screen, NumbersScreen)
+                and pilot.app.screen.query_one(RowTable).row_count > 0)
+
+
+async def test_n_on_numbers_opens_the_wizard_and_a_rental_goes_live(tmp_path, docs):
+    console = build_console(index_dir=tmp_path / "index")
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await numbers_loaded(pilot)
+        rows_before = app.screen.query_one(RowTable).row_count
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, RentalWizard))
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
+        screen = rental_screen(app)
+        for _ in range(40):
+            if screen.rental.status == "active":
+                break
+            console.clock.advance(5)
+            await pilot.pause(0.05)
+        assert screen.rental.status == "active"
+        assert LocalIndex("sandbox", data_dir=tmp_path / "index").ids("rentals") == [screen.rental_id]
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, NumbersScreen)
+                    and app.screen.query_one(RowTable).row_count == rows_before + 1)
+
+
+async def test_the_command_palette_offers_the_wizard():
+    console = build_console()
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await numbers_loaded(pilot)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"rent a number")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RentalWizard))
+        assert app.screen.query_one("#pattern", Input).has_focus
+
+
+async def test_enter_on_a_rental_opens_its_live_timeline():
+    console = build_console()
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await numbers_loaded(pilot)
+        table = app.screen.query_one(RowTable)
+        table.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
+        screen = rental_screen(app)
+        assert screen.timeline.render().plain.startswith(
+            screen.rental.e164 or screen.rental.number or screen.rental.requested_number)
+
+
+async def test_remembered_rentals_resume_on_the_next_start(tmp_path, docs):
+    console = build_console(index_dir=tmp_path / "index")
+    transport = httpx.ASGITransport(app=console.sandbox)
+    files = make_kyc_set(docs)
+    application = RentalApplication(
+        requested_number="912272401010",
+        end_user=EndUser(name="Acme Telecom Pvt Ltd"),
+        documents=[
+            RentalDocument(document_type_id="business_registration", data_fields={"gstin": "29ABCDE1234F1Z5"},
+                           path=files["business_registration"]),
+            RentalDocument(document_type_id="address_proof", path=files["address_proof"]),
+            RentalDocument(document_type_id="signatory_id", data_fields={"pan": "ABCDE1234F"},
+                           path=files["signatory_id"]),
+        ],
+    )
+    async with VapClient(BASE_URL, console.api_key, transport=transport) as client:
+        pending = await client.rent_number(application)
+    # Created by this profile in an earlier run, still waiting for the carrier.
+    LocalIndex("sandbox", data_dir=tmp_path / "index").add("rentals", pending.id)
+    app = console.app
+    toasts: list[str] = []
+    app.notify = lambda message, **kw: toasts.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await numbers_loaded(pilot)
+        await pilot.pause(0.3)  # the first poll sees it still waiting
+        assert toasts == []
+        console.clock.advance(3600)
+        await until(pilot, lambda: any(t.startswith("+912272401010: active") for t in toasts))
