@@ -541,8 +541,10 @@ class RentalWizard(ModalScreen[Rental | None]):
         if event.input.id in ("pattern", "city"):
             self._search()
             return
-        self.focus_next()
-        if self.focused is not None and not isinstance(self.focused, Input):
+        inputs = list(self.query_one(f"#step-{self.step}").query(Input))
+        if event.input in inputs and inputs.index(event.input) + 1 < len(inputs):
+            inputs[inputs.index(event.input) + 1].focus()
+        else:
             self.query_one("#wizard-next", Button).focus()
 
     @on(Button.Pressed, "#wizard-cancel")

@@ -1,0 +1,179 @@
+"""End to end: the real `vap` binary in tmux rents a number on `vap sandbox serve`.
+
+Keys go in with tmux send-keys and the screen comes back with capture-pane, as a person would
+see it. The documents are real PDF and PNG files the test writes. Skipped only when tmux is
+missing (CI installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.documents import make_kyc_set
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+    pytest.mark.timeout(180),
+]
+
+VAP = Path(sys.executable).with_name("vap")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"the sandbox never listened on port {port}")
+
+
+class Tmux:
+    """One private tmux server (its own socket) with one 120×36 window."""
+
+    def __init__(self, workdir: Path, env: dict[str, str]) -> None:
+        self.socket = f"vap-e2e-{uuid.uuid4().hex[:8]}"
+        self.workdir = workdir
+        self.env = env
+
+    def _tmux(self, *args: str, check: bool = True) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
+                              check=check, env=self.env, timeout=20)
+        return done.stdout
+
+    def start(self, command: list[str]) -> None:
+        exported = " ".join(
+            f"{name}={self.env[name]}"
+            for name in ("VAP_API_KEY", "VAP_BASE_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME")
+        )
+        shell = f"cd {self.workdir} && env {exported} TERM=xterm-256color {' '.join(command)}; " \
+                "echo VAP-EXITED $?; sleep 30"
+        self._tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "36", shell)
+
+    def keys(self, *keys: str) -> None:
+        for key in keys:
+            self._tmux("send-keys", "-t", "e2e", key)
+            time.sleep(0.05)
+
+    def type(self, text: str) -> None:
+        self._tmux("send-keys", "-t", "e2e", "-l", text)
+        time.sleep(0.1)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "e2e")
+
+    def wait_for(self, *texts: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if all(text in screen for text in texts):
+                return screen
+            assert "Traceback" not in screen, screen
+            time.sleep(0.2)
+        raise AssertionError(f"waited {timeout:g} s for {texts!r}; the screen shows:\n{screen}")
+
+    def kill(self) -> None:
+        self._tmux("kill-server", check=False)
+
+
+@pytest.fixture
+def sandbox_server(tmp_path) -> Iterator[str]:
+    port = free_port()
+    log = (tmp_path / "sandbox.log").open("w")
+    server = subprocess.Popen([str(VAP), "sandbox", "serve", "--port", str(port), "--speed", "10"],
+                              stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(10)
+        log.close()
+
+
+@pytest.fixture
+def tmux(tmp_path, sandbox_server) -> Iterator[Tmux]:
+    make_kyc_set(tmp_path / "kyc")
+    env = {
+        **os.environ,
+        "VAP_API_KEY": "sk_sandbox_agent",
+        "VAP_BASE_URL": sandbox_server,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "HOME": str(tmp_path),
+    }
+    session = Tmux(tmp_path, env)
+    session.start([str(VAP)])
+    try:
+        yield session
+    finally:
+        session.kill()
+
+
+def test_full_rental_in_the_real_console(tmux, tmp_path):
+    tmux.wait_for("Rent a number", "Numbers")
+    tmux.keys("n")
+    tmux.wait_for("Search the inventory")
+    # Focus starts in the search pattern: Enter searches, Enter on a result picks it.
+    tmux.type("1010")
+    tmux.keys("Enter")
+    tmux.wait_for("numbers found")
+    tmux.keys("Enter")
+    tmux.wait_for("912272401010")
+    tmux.keys("NPage")
+    tmux.wait_for("This account can rent numbers", "Documents the carrier needs")
+    tmux.keys("NPage")
+    tmux.wait_for("The business renting the number")
+    # Enter moves to the next field.
+    for value in ("Acme Telecom Pvt Ltd", "ops@acme.example", "12 MG Road"):
+        tmux.type(value)
+        tmux.keys("Enter")
+    tmux.keys("NPage")
+    tmux.wait_for("One file per document type")
+    for value in ("29ABCDE1234F1Z5", "kyc/incorporation.pdf", "kyc/electricity-bill.pdf",
+                  "ABCDE1234F", "", "kyc/pan-card.png"):
+        if value:
+            tmux.type(value)
+        tmux.keys("Enter")
+    tmux.wait_for("✔ incorporation.pdf")
+    tmux.keys("NPage")
+    screen = tmux.wait_for("Charged to the wallet now")
+    assert "file pan-card.png" in screen and "· png" in screen and "Acme Telecom Pvt Ltd" in screen
+    tmux.keys("NPage")
+    tmux.wait_for("This charges ₹", "Charge the wallet and rent")
+    # The safe answer has the focus; Tab reaches the charge button.
+    tmux.keys("Tab", "Enter")
+    tmux.wait_for("kyc_submitted", "Rental ")
+    tmux.wait_for("the number is live", timeout=60)
+    screen = tmux.screen()
+    assert "+912272401010" in screen and screen.count("✔") >= 5
+    tmux.keys("Escape")
+    tmux.wait_for("Rent a number", "912272401010")
+    tmux.keys("q")
+    tmux.wait_for("VAP-EXITED 0")
+    # Remembered for the profile: the rental's id, and nothing personal.
+    index = json.loads((tmp_path / "data" / "vap-console" / "index" / "default.json").read_text())
+    assert len(index["rentals"]) == 1
+    stored = json.dumps(index)
+    assert "Acme" not in stored and "912272401010" not in stored and "sk_sandbox" not in stored
