@@ -194,7 +194,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             text = f"{shown} of {total} {self.NOUN} match “{table.query}”"
         else:
             text = f"{total} {self.NOUN}"
-        self.query_one("#list-count", Static).update(text)
+        # A fixed one-line box: no need to lay the screen out again for a new count.
+        self.query_one("#list-count", Static).update(text, layout=False)
 
     def action_refresh(self) -> None:
         self.reload()
@@ -214,9 +215,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         table = self.query_one(RowTable)
+        # The detail follows through RowTable.Highlighted, only when the row under the cursor changes.
         table.filter(event.value)
         self._update_count()
-        self.show_detail(self.items.get(table.cursor_key or ""))
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self) -> None:

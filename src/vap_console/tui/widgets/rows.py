@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -20,6 +21,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 Cell = str | Text
 
@@ -100,6 +102,7 @@ class RowTable(ScrollView, can_focus=True):
         super().__init__(id=id, classes=classes)
         self.columns = tuple(columns)
         self._rows: list[Row] = []
+        self._searches: list[str] = []
         self._visible: list[int] = []
         self._query = ""
         self._natural: list[int] = [len(c.label) for c in self.columns]
@@ -125,6 +128,7 @@ class RowTable(ScrollView, can_focus=True):
         # The key under the cursor is read before the old rows go.
         keep_key = keep_key if keep_key is not None else self.cursor_key
         self._rows = list(rows)
+        self._searches = [row.search for row in self._rows]
         natural = [len(c.label) for c in self.columns]
         for row in self._rows:
             for i, cell in enumerate(row.cells):
@@ -135,17 +139,21 @@ class RowTable(ScrollView, can_focus=True):
         self._apply_filter(keep_key)
 
     def filter(self, query: str) -> None:
-        self._query = query.strip().lower()
-        self._apply_filter(self.cursor_key)
+        previous, self._query = self._query, query.strip().lower()
+        narrowing = bool(previous) and self._query.startswith(previous) and (
+            len(previous.split()) == len(self._query.split()) or previous.endswith(" ")
+        )
+        self._apply_filter(self.cursor_key, narrowing)
 
-    def _apply_filter(self, keep_key: str | None) -> None:
-        q = self._query
+    def _apply_filter(self, keep_key: str | None, narrowing: bool = False) -> None:
+        words = self._query.split()
+        # Typing on narrows what is already shown, so only those rows need checking again.
+        candidates = self._visible if narrowing else range(len(self._rows))
+        searches = self._searches
+        for word in words:
+            candidates = [i for i in candidates if word in searches[i]]
+        self._visible = list(candidates)
         rows = self._rows
-        if q:
-            words = q.split()
-            self._visible = [i for i, r in enumerate(rows) if all(w in r.search for w in words)]
-        else:
-            self._visible = list(range(len(rows)))
         index = 0
         if keep_key is not None:
             for n, i in enumerate(self._visible):
@@ -181,7 +189,13 @@ class RowTable(ScrollView, can_focus=True):
     def _layout(self) -> None:
         # Widths are worked out at render time, when the real width is known (a hidden table has none).
         self._layout_width = -1
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self._visible) + 1)
+        size = Size(self.scrollable_content_region.width, len(self._visible) + 1)
+        if size != self.virtual_size:
+            # Rows come and go with each filter keystroke; a layout of the whole screen every time
+            # would cost more than the filtering. The scrollbar gutter is stable, so only the
+            # scrollbar and this widget need updating.
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
         self.refresh()
 
     def _fit(self, width: int) -> list[int]:
@@ -274,8 +288,17 @@ class RowTable(ScrollView, can_focus=True):
         return self._strip(row.cells, style, width)
 
     def _strip(self, cells: Sequence[Cell], style: Style, width: int) -> Strip:
+        widths = self._fit(width)
+        if not any(isinstance(cell, Text) for cell in cells):
+            # Plain cells (most rows) make one segment: this is what keeps filtering fast.
+            line = " ".join(
+                (c if len(c) <= w else c[: max(w - 1, 0)] + "…").ljust(w)
+                for c, w in zip(cells, widths)  # type: ignore[union-attr]
+            )
+            line = line[:width].ljust(width) if cell_len(line) == len(line) else line
+            return Strip([Segment(line, style)]).adjust_cell_length(width, style)
         segments: list[Segment] = []
-        for i, (cell, w) in enumerate(zip(cells, self._fit(width))):
+        for i, (cell, w) in enumerate(zip(cells, widths)):
             if i:
                 segments.append(Segment(" ", style))
             if isinstance(cell, Text):

@@ -1,0 +1,281 @@
+"""The console's speed (issue 5, point 6).
+
+(a) Wall time from process start to the Numbers screen showing its rows, `vap --sandbox`, against
+    a bare Textual app showing a DataTable of the same rows; both run in a pseudo-terminal of
+    120×36 and are timed until a row's text reaches the terminal. Goal: ratio ≤ 1.5.
+(b) The Variables screen with 10,000 variables on the sandbox: time to show them, and the
+    median latency of one filter keystroke (key press to the screen settled). Goal ≤ 50 ms.
+    For scale, the same filtering done by re-filling a Textual DataTable is measured too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import json
+import os
+import pty
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = 5
+# A city in the second seeded rental: it appears in a row, not in the detail pane.
+MARKER = b"Bengaluru"
+START_TIMEOUT = 60.0
+
+
+def _time_until_marker(argv: list[str], env: dict[str, str]) -> float:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT,
+                            start_new_session=True)
+    os.close(slave)
+    seen = b""
+    try:
+        while True:
+            if time.perf_counter() - started > START_TIMEOUT:
+                raise RuntimeError(f"{argv[-1]}: no rows after {START_TIMEOUT:.0f} s")
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                raise RuntimeError(f"{' '.join(argv)} exited before showing rows") from None
+            seen = seen[-64:] + chunk
+            if MARKER in seen:
+                return time.perf_counter() - started
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        os.close(master)
+
+
+def _numbers_rows() -> list[list[str]]:
+    """The Numbers screen's rows, as the console formats them, from a fresh sandbox."""
+    from vap_console.sandbox.app import create_app
+    from vap_console.sandbox.clock import SystemClock
+    from vap_console.sandbox.keys import DEFAULT_KEY
+    import httpx
+
+    from vap_console.api import VapClient
+    from vap_console.tui.screens.numbers import NumbersScreen
+
+    async def fetch() -> list[list[str]]:
+        transport = httpx.ASGITransport(app=create_app(clock=SystemClock()))
+        async with VapClient("http://sandbox.bench", DEFAULT_KEY, transport=transport) as client:
+            page = await client.list_rentals()
+        screen = NumbersScreen.__new__(NumbersScreen)
+        rows = [[c.label for c in NumbersScreen.COLUMNS]]
+        for rental in page.items:
+            cells = NumbersScreen.row_of(screen, rental).cells
+            rows.append([c if isinstance(c, str) else c.plain for c in cells])
+        return rows
+
+    return asyncio.run(fetch())
+
+
+def start_to_rows() -> tuple[float, float]:
+    home = tempfile.mkdtemp(prefix="vap-bench-")
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36",
+           "XDG_CONFIG_HOME": f"{home}/config", "XDG_DATA_HOME": f"{home}/data"}
+    env.pop("VAP_API_KEY", None)
+    rows_file = Path(home) / "rows.json"
+    rows_file.write_text(json.dumps(_numbers_rows()), encoding="utf-8")
+    vap = [str(Path(sys.executable).with_name("vap")), "--sandbox"]
+    bare = [sys.executable, "-m", "bench._bare_table", str(rows_file)]
+    console, baseline = [], []
+    for _ in range(RUNS):  # interleaved, so drift in the machine's load hits both alike
+        console.append(_time_until_marker(vap, env))
+        baseline.append(_time_until_marker(bare, env))
+    return statistics.median(console), statistics.median(baseline)
+
+
+async def _until(condition, what: str, timeout: float = 30.0) -> None:  # noqa: ANN001
+    started = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - started > timeout:
+            raise RuntimeError(f"waited {timeout:.0f} s for {what}")
+        await asyncio.sleep(0.001)
+
+
+async def _keystroke(app, key: str, char: str | None, applied: list[float], frames: list[float]) -> float:
+    """Key sent as the terminal driver sends it → the first frame drawn after the filter ran."""
+    from textual import events
+
+    started = time.perf_counter()
+    applied.clear()
+    event = events.Key(key, char)
+    event.set_sender(app)
+    app._driver.send_message(event)
+    while not (applied and frames and frames[-1] >= applied[-1]):
+        if time.perf_counter() - started > 10:
+            raise RuntimeError(f"key {key!r}: no frame after the filter within 10 s")
+        await asyncio.sleep(0)
+    return frames[-1] - started
+
+
+async def _variables(count: int) -> tuple[float, float, float]:
+    from textual.widgets import DataTable
+
+    from tests.tui.console_scenes import build_console, settle
+    from vap_console.sandbox.state import VariableRecord
+    from vap_console.tui.screens.variables import VariablesScreen
+    from vap_console.tui.widgets.rows import RowTable
+
+    console = build_console(start_screen="numbers")
+    at = console.clock.now()
+    for i in range(count):
+        name = f"bulk_{i:05d}"
+        console.account.variables[name] = VariableRecord(f"id-{i}", name, f"value {i}", None, None, at, at)
+    app = console.app
+    frames: list[float] = []
+    display = app._display
+
+    def timed_display(screen, renderable) -> None:  # noqa: ANN001 - Textual's private signature
+        display(screen, renderable)
+        if renderable is not None:
+            frames.append(time.perf_counter())
+
+    app._display = timed_display
+    rows_set: list[float] = []
+    set_rows = RowTable.set_rows
+
+    def timed_set_rows(self, rows, keep_key=None) -> None:  # noqa: ANN001
+        set_rows(self, rows, keep_key)
+        if len(rows) >= count:
+            rows_set.append(time.perf_counter())
+
+    RowTable.set_rows = timed_set_rows  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        started = time.perf_counter()
+        await pilot.press("3")
+        await _until(lambda: isinstance(app.screen, VariablesScreen)
+                     and app.screen.query_one(RowTable).total_count >= count, "10,000 rows")
+        table = app.screen.query_one(RowTable)
+        await _until(lambda: bool(rows_set) and bool(frames) and frames[-1] >= rows_set[-1], "a frame with the rows")
+        shown = frames[-1] - started
+        await pilot.press("slash")
+        await settle(pilot)
+
+        applied: list[float] = []
+        filter_rows = table.filter
+
+        def timed_filter(query: str) -> None:
+            filter_rows(query)
+            applied.append(time.perf_counter())
+
+        table.filter = timed_filter  # type: ignore[method-assign]
+        latencies = []
+        for char in "bulk_0999" + "\b" * 9 + "value 12":
+            key = {"\b": "backspace", " ": "space", "_": "underscore"}.get(char, char)
+            latencies.append(await _keystroke(app, key, None if char == "\b" else char, applied, frames))
+            await settle(pilot)
+        # Words match anywhere in the row: "value" everywhere, "12" in the name or the value.
+        expected = sum(1 for i in range(count) if "12" in f"bulk_{i:05d} value {i}")
+        if table.query != "value 12" or table.row_count != expected:
+            raise RuntimeError(f"the filter shows {table.row_count} rows for {table.query!r}, not {expected}")
+
+        # For scale: the same narrowing done by re-filling a DataTable.
+        rows = [(f"bulk_{i:05d}", f"value {i}", "") for i in range(count)]
+        dt = DataTable()
+        await app.screen.mount(dt)
+        dt.add_columns("Name", "Default value", "Fed by")
+        dt_latencies = []
+        for query in ("b", "bu", "bul", "bulk"):
+            started = time.perf_counter()
+            dt.clear()
+            dt.add_rows([r for r in rows if query in r[0]])
+            drawn = len(frames)
+            await _until(lambda: len(frames) > drawn, "a DataTable frame")
+            dt_latencies.append(frames[-1] - started)
+    RowTable.set_rows = set_rows  # type: ignore[method-assign]
+    return shown, statistics.median(latencies), statistics.median(dt_latencies)
+
+
+async def _bare_input_keystroke() -> float:
+    """The framework's floor: one keystroke into a bare Textual Input, timed the same way."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Input
+
+    applied: list[float] = []
+    frames: list[float] = []
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Input()
+
+        def on_input_changed(self) -> None:
+            applied.append(time.perf_counter())
+
+    app = Bare()
+    display = app._display
+
+    def timed_display(screen, renderable) -> None:  # noqa: ANN001
+        display(screen, renderable)
+        if renderable is not None:
+            frames.append(time.perf_counter())
+
+    app._display = timed_display
+    latencies = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        for char in "bulk_0999value":
+            latencies.append(await _keystroke(app, "underscore" if char == "_" else char, char, applied, frames))
+            await pilot.pause()
+    return statistics.median(latencies)
+
+
+def _import_time(modules: str) -> float:
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", f"import {modules}"], check=True, cwd=ROOT)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> int:
+    from bench._table import print_table
+
+    sys.path.insert(0, str(ROOT))
+    console, baseline = start_to_rows()
+    ratio = console / baseline
+    imports_console = _import_time("vap_console.tui.app, vap_console.api, vap_console.sandbox.server")
+    imports_bare = _import_time("textual.app, textual.widgets")
+    shown, keystroke, datatable = asyncio.run(_variables(10_000))
+    floor = asyncio.run(_bare_input_keystroke())
+    ok = print_table(
+        f"Console speed (medians; (a) over {RUNS} interleaved runs in a 120×36 pty)",
+        [
+            ("(a) vap --sandbox: start → Numbers rows", f"{console * 1000:.0f} ms", "", None),
+            ("(a) bare DataTable app: start → same rows", f"{baseline * 1000:.0f} ms", "", None),
+            ("(a) ratio console / bare", f"{ratio:.2f}×", "≤ 1.5", ratio <= 1.5),
+            ("(a) of which imports: console (client, sandbox, UI)", f"{imports_console * 1000:.0f} ms", "", None),
+            ("(a) of which imports: bare (Textual)", f"{imports_bare * 1000:.0f} ms", "", None),
+            ("(b) 10,000 variables: switch → rows shown", f"{shown * 1000:.0f} ms", "", None),
+            ("(b) filter, per keystroke", f"{keystroke * 1000:.1f} ms", "≤ 50 ms", keystroke <= 0.050),
+            ("(b) floor: keystroke into a bare Textual Input", f"{floor * 1000:.1f} ms", "", None),
+            ("(b) for scale: DataTable re-filled per keystroke", f"{datatable * 1000:.0f} ms", "", None),
+        ],
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
