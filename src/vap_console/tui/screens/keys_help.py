@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -14,7 +15,7 @@ def keys_table(screen: Screen[object]) -> Table:
     table = Table(expand=True, box=None, padding=(0, 2))
     table.add_column("Key", style="bold", no_wrap=True)
     table.add_column("Does")
-    table.add_column("Remap id (config.toml [keymap])", style="dim", no_wrap=True)
+    table.add_column(Text("Remap id (config.toml [keymap])"), style="dim", no_wrap=True)
     seen: set[str] = set()
     for key, active in screen.active_bindings.items():
         binding = active.binding
@@ -22,7 +23,7 @@ def keys_table(screen: Screen[object]) -> Table:
             continue
         seen.add(binding.id or key)
         display = screen.app.get_key_display(binding)
-        table.add_row(display, binding.tooltip or binding.description, binding.id or "")
+        table.add_row(Text(display), Text(binding.tooltip or binding.description), Text(binding.id or ""))
     return table
 
 
@@ -39,7 +40,7 @@ class KeysHelpScreen(ModalScreen[None]):
             yield Static(f"Keys · {title}", classes="dialog-title")
             with VerticalScroll():
                 yield Static(keys_table(self._under))
-            yield Static("Press escape to close. Remap any key in config.toml under [keymap].",
+            yield Static(Text("Press escape to close. Remap any key in config.toml under [keymap]."),
                          classes="dialog-help")
 
     def action_close(self) -> None:

@@ -45,13 +45,14 @@ class NumbersScreen(ListScreen[Rental]):
     NOUN = "numbers"
     EMPTY = "No rented numbers yet. Press a to add a rental you know by id."
     COLUMNS = (
-        Column("Status", 14),
-        Column("Number", 16),
+        Column("Status", 14, min_width=8),
+        # The number is what a person looks for: it gives up no width.
+        Column("Number", 16, min_width=13),
         Column("Type", 10),
         Column("Ctry", 4),
-        Column("City", 14),
-        Column("Monthly rent", 14),
-        Column("Renews", 10),
+        Column("City", 14, min_width=6),
+        Column("Rent/month", 14, min_width=10),
+        Column("Renews", 10, min_width=10),
     )
     BINDINGS = [
         Binding("a", "add_rental", "Add by id", id="numbers.add", tooltip="Track a rental by its id"),
