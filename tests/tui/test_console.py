@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import httpx
+import pytest
 from rich.console import Console
 from textual.widgets import Input, Static, TextArea
 
@@ -444,3 +445,19 @@ async def test_quitting_closes_the_client() -> None:
         await pilot.press("q")
         await pilot.pause()
     assert client.closed
+
+
+async def test_an_internal_error_ends_in_one_line_not_a_traceback_with_locals(capsys) -> None:  # noqa: ANN001
+    console = build_console()
+
+    def broken() -> None:
+        raise ZeroDivisionError("boom")
+
+    with pytest.raises(ZeroDivisionError):
+        async with console.app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            console.app.call_later(broken)
+            await pilot.pause()
+    printed = capsys.readouterr()
+    said = (printed.out + printed.err).strip()
+    assert said == "vap: the console stopped on an internal error (ZeroDivisionError: boom)."
