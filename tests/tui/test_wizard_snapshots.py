@@ -101,7 +101,7 @@ def test_snapshot_step_documents_with_a_bad_file(snap_compare, make_host):
 
 def test_snapshot_step_review(snap_compare, make_host):
     async def run(pilot):
-        await to_review(pilot, wizard_of(pilot.app))
+        await to_review(pilot, wizard_of(pilot.app), pattern="1010")
         await settle(pilot)
 
     assert snap_compare(make_host(), terminal_size=SIZE, run_before=run)

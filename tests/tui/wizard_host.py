@@ -205,13 +205,16 @@ async def fill_documents(pilot: Pilot, wizard: RentalWizard) -> None:
     await pilot.pause()
 
 
-async def to_review(pilot: Pilot, wizard: RentalWizard, *, pattern: str = "1010",
+async def to_review(pilot: Pilot, wizard: RentalWizard, *, pattern: str | None = None,
                     number: str | None = None, city: str = "", ending: str | None = None) -> None:
-    """Walk a fresh wizard to the review step with a complete application."""
-    if number is None:
-        await pick_from_search(pilot, wizard, pattern, city=city, ending=ending)
+    """Walk a fresh wizard to the review step with a complete application.
+
+    With ``pattern`` (or ``city``) the number comes from a search; otherwise it is typed.
+    """
+    if pattern is not None or city:
+        await pick_from_search(pilot, wizard, pattern or "", city=city, ending=ending)
     else:
-        set_value(wizard, "number", number)
+        set_value(wizard, "number", number or "912272401010")
     await next_step(pilot, wizard, "requirements")
     if wizard.requirements is not None and wizard.requirements.verified_kyc:
         await next_step(pilot, wizard, "review")
