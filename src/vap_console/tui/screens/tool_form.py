@@ -50,8 +50,8 @@ FIELDS: dict[str, str] = {
     "kind": "Kind",
     "config.method": "Method",
     "config.url": "URL",
-    "config.params": "Query params (one name=value per line)",
-    "config.headers": "Headers (one Name: value per line)",
+    "config.params": "Query params: name=value per line",
+    "config.headers": "Headers: Name: value per line",
     "config.body": "Body",
     "config.timeoutMs": "Timeout (ms)",
     "config.waitForResponse": "Wait for response",
@@ -60,8 +60,8 @@ FIELDS: dict[str, str] = {
     "config.auth.password": "Auth password",
     "config.auth.headerName": "Auth header name",
     "config.auth.username": "Auth username",
-    "config.llmParams": "LLM params (during_call; one name: description per line)",
-    "config.outputs": "Outputs (one variable = dotted.path per line)",
+    "config.llmParams": "LLM params (during_call): name: description per line",
+    "config.outputs": "Outputs: variable = dotted.path per line",
 }
 
 
@@ -117,73 +117,74 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
             yield Static("New tool", classes="dialog-title")
             yield Banner()
             with VerticalScroll(id="tool-form-fields"):
-                yield from self._field("name", Input(
-                    placeholder="lookup_order", id=wid("name"),
-                    validators=[
-                        Length(minimum=1, failure_description="is required"),
-                        Length(maximum=TOOL_NAME_MAX, failure_description=f"at most {TOOL_NAME_MAX} characters"),
-                        Regex(TOOL_NAME_PATTERN, failure_description=(
-                            "must start with a letter and hold only letters, digits and _")),
-                    ]))
-                yield from self._field("description", Input(
-                    placeholder="What the tool does; for during_call, when the model should call it",
-                    id=wid("description"),
-                    validators=[Length(minimum=1, maximum=TOOL_DESCRIPTION_MAX,
-                                       failure_description=f"must be 1 to {TOOL_DESCRIPTION_MAX} characters")]))
                 with Horizontal(classes="field-row"):
-                    with Vertical():
-                        yield from self._field("kind", Select(
-                            [(k, k) for k in ToolKind.ALL], value=ToolKind.BEFORE_CALL,
-                            allow_blank=False, id=wid("kind")))
-                    with Vertical():
-                        yield from self._field("config.method", Select(
-                            [(m, m) for m in METHODS], value="GET", allow_blank=False, id=wid("config.method")))
-                    with Vertical():
-                        yield from self._field("config.timeoutMs", Input(
-                            placeholder="5000", id=wid("config.timeoutMs"), type="integer",
-                            validators=[Integer(minimum=1, maximum=600_000,
-                                                failure_description="must be a whole number from 1 to 600000")]))
-                    with Vertical():
-                        yield Label(" ")
-                        yield from self._field("config.waitForResponse", Checkbox(
-                            FIELDS["config.waitForResponse"], value=True, id=wid("config.waitForResponse")))
-                yield from self._field("config.url", Input(
-                    placeholder="https://api.example.com/orders/{order_id}", id=wid("config.url"),
-                    validators=[Function(lambda v: bool(re.match(r"^https?://\S+$", v.strip())),
-                                         "must be an http:// or https:// URL")]))
-                yield from self._field("config.params", TextArea(id=wid("config.params"), classes="short"))
-                yield from self._field("config.headers", TextArea(id=wid("config.headers"), classes="short"))
-                yield from self._field("config.body", TextArea(id=wid("config.body"), classes="short"))
+                    yield from self._field("name", Input(
+                        placeholder="lookup_order", id=wid("name"),
+                        validators=[
+                            Length(minimum=1, failure_description="is required"),
+                            Length(maximum=TOOL_NAME_MAX,
+                                   failure_description=f"at most {TOOL_NAME_MAX} characters"),
+                            Regex(TOOL_NAME_PATTERN, failure_description=(
+                                "must start with a letter and hold only letters, digits and _")),
+                        ]), width=2)
+                    yield from self._field("kind", Select(
+                        [(k, k) for k in ToolKind.ALL], value=ToolKind.BEFORE_CALL,
+                        allow_blank=False, id=wid("kind")))
+                    yield from self._field("config.method", Select(
+                        [(m, m) for m in METHODS], value="GET", allow_blank=False, id=wid("config.method")))
                 with Horizontal(classes="field-row"):
-                    with Vertical():
-                        yield from self._field("config.auth.type", Select(
-                            [(a, a) for a in AUTH_TYPES], value="none", allow_blank=False,
-                            id=wid("config.auth.type")))
-                    with Vertical():
-                        yield from self._field("config.auth.headerName", Input(
-                            placeholder="X-API-Key", id=wid("config.auth.headerName")))
-                    with Vertical():
-                        yield from self._field("config.auth.username", Input(id=wid("config.auth.username")))
+                    yield from self._field("description", Input(
+                        placeholder="What the tool does; for during_call, when the model should call it",
+                        id=wid("description"),
+                        validators=[Length(minimum=1, maximum=TOOL_DESCRIPTION_MAX,
+                                           failure_description=f"must be 1 to {TOOL_DESCRIPTION_MAX} characters")]))
                 with Horizontal(classes="field-row"):
-                    with Vertical():
-                        yield from self._field("config.auth.token", Input(
-                            password=True, id=wid("config.auth.token"), placeholder="write-only, never shown again"))
-                    with Vertical():
-                        yield from self._field("config.auth.password", Input(
-                            password=True, id=wid("config.auth.password"), placeholder="write-only"))
-                yield from self._field("config.llmParams", TextArea(id=wid("config.llmParams"), classes="short"))
-                yield from self._field("config.outputs", TextArea(id=wid("config.outputs"), classes="short"))
-                yield Label("Placeholders", classes="field-label")
-                yield Static(id="placeholders")
+                    yield from self._field("config.url", Input(
+                        placeholder="https://api.example.com/orders/{order_id}", id=wid("config.url"),
+                        validators=[Function(lambda v: bool(re.match(r"^https?://\S+$", v.strip())),
+                                             "must be an http:// or https:// URL")]), width=2)
+                    yield from self._field("config.timeoutMs", Input(
+                        placeholder="10000", id=wid("config.timeoutMs"), type="integer",
+                        validators=[Integer(minimum=1, maximum=600_000,
+                                            failure_description="must be a whole number from 1 to 600000")]))
+                    yield from self._field("config.waitForResponse", Checkbox(
+                        FIELDS["config.waitForResponse"], value=True, id=wid("config.waitForResponse")))
+                with Horizontal(classes="field-row"):
+                    yield from self._field("config.params", TextArea(id=wid("config.params"), classes="short"))
+                    yield from self._field("config.headers", TextArea(id=wid("config.headers"), classes="short"))
+                with Horizontal(classes="field-row"):
+                    yield from self._field("config.body", TextArea(id=wid("config.body"), classes="short"))
+                    yield from self._field("config.llmParams", TextArea(id=wid("config.llmParams"), classes="short"))
+                with Horizontal(classes="field-row"):
+                    yield from self._field("config.auth.type", Select(
+                        [(a, a) for a in AUTH_TYPES], value="none", allow_blank=False,
+                        id=wid("config.auth.type")))
+                    yield from self._field("config.auth.headerName", Input(
+                        placeholder="X-API-Key", id=wid("config.auth.headerName")))
+                    yield from self._field("config.auth.username", Input(id=wid("config.auth.username")))
+                with Horizontal(classes="field-row"):
+                    yield from self._field("config.auth.token", Input(
+                        password=True, id=wid("config.auth.token"), placeholder="write-only, never shown again"))
+                    yield from self._field("config.auth.password", Input(
+                        password=True, id=wid("config.auth.password"), placeholder="write-only"))
+                with Horizontal(classes="field-row"):
+                    yield from self._field("config.outputs", TextArea(id=wid("config.outputs"), classes="short"))
+                    with Vertical(classes="field"):
+                        yield Static(id="placeholders")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create (ctrl+s)", id="create", variant="primary")
                 yield Button("Cancel", id="cancel")
 
-    def _field(self, path: str, widget: Widget) -> ComposeResult:
-        if not isinstance(widget, Checkbox):
-            yield Label(FIELDS[path], classes="field-label")
-        yield widget
-        yield FieldError(id=eid(path))
+    def _field(self, path: str, widget: Widget, width: int = 1) -> ComposeResult:
+        """One cell of the form: the field (titled on its border, or labelled) and its error line."""
+        with Vertical(classes="field") as cell:
+            cell.styles.width = f"{width}fr"
+            if isinstance(widget, (Input, TextArea)):
+                widget.border_title = FIELDS[path]
+            elif isinstance(widget, Select):
+                yield Label(FIELDS[path], classes="field-label")
+            yield widget
+            yield FieldError(id=eid(path))
 
     def on_mount(self) -> None:
         self.known_variables: set[str] = set(getattr(self.app, "variable_names", set()))
@@ -316,7 +317,7 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
         for path in FIELDS:
             messages = errs.get(path, [])
             widget = self.query_one(f"#{eid(path)}", FieldError)
-            widget.show(f"{FIELDS[path].split(' (')[0]}: " + "; ".join(messages) if messages else "")
+            widget.show(f"{FIELDS[path].split(' (')[0].split(':')[0]}: " + "; ".join(messages) if messages else "")
             self.query_one(f"#{wid(path)}").set_class(bool(messages), "-invalid-field")
         first = next((p for p in FIELDS if p in errs), None)
         if first is not None:
