@@ -322,8 +322,11 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
         first = next((p for p in FIELDS if p in errs), None)
         if first is not None:
             target = self.query_one(f"#{wid(first)}")
-            target.focus()
-            self.query_one("#tool-form-fields", VerticalScroll).scroll_to_widget(target, animate=False)
+            target.focus(scroll_visible=False)
+            # The field's cell holds its error line too; scroll once the error has its height.
+            cell = target.parent if isinstance(target.parent, Widget) else target
+            scroller = self.query_one("#tool-form-fields", VerticalScroll)
+            self.call_after_refresh(scroller.scroll_to_widget, cell, animate=False)
 
     def _update_placeholders(self) -> None:
         known = set(getattr(self, "known_variables", set())) | set(self.llm_param_names())
