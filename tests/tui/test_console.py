@@ -461,3 +461,45 @@ async def test_an_internal_error_ends_in_one_line_not_a_traceback_with_locals(ca
     printed = capsys.readouterr()
     said = (printed.out + printed.err).strip()
     assert said == "vap: the console stopped on an internal error (ZeroDivisionError: boom)."
+
+
+class Answers(httpx.AsyncBaseTransport):
+    """Answers GET /v1/tools with a fixed response; the rest goes to the sandbox."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, status: int, body: object) -> None:
+        self.inner, self.status, self.body = inner, status, body
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "GET" and request.url.path == "/v1/tools":
+            return httpx.Response(self.status, json=self.body)
+        return await self.inner.handle_async_request(request)
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "says"),
+    [
+        (403, {"error": "Key lacks the agent scope", "code": "forbidden_scope"}, "HTTP 403, forbidden_scope"),
+        (500, None, "HTTP 500, server_error"),
+        (200, {"items": "not a list", "count": 1}, "unexpected_response"),
+    ],
+)
+async def test_each_kind_of_failure_names_its_code_with_a_retry(status: int, body: object, says: str) -> None:
+    console = build_console(start_screen="tools", transport_wrapper=lambda t: Answers(t, status, body))
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        state = console.app.screen.query_one(ListState)
+        assert state.kind == "error"
+        assert says in plain(state.query_one("#state-text", Static))
+        assert state.query_one("#state-retry").display
+
+
+def test_no_snapshot_shows_the_api_key_or_a_whole_web_call_token() -> None:
+    from vap_console.sandbox.keys import DEFAULT_KEY
+
+    shots = list((Path(__file__).parent / "__snapshots__" / "test_console_snapshots").glob("*.svg"))
+    assert len(shots) >= 25
+    for shot in shots:
+        svg = shot.read_text(encoding="utf-8")
+        assert DEFAULT_KEY not in svg and "sk_sandbox" not in svg, shot.name
+    webcall = next(s for s in shots if "webcall" in s.name).read_text(encoding="utf-8")
+    assert "••••" in webcall
