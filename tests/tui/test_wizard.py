@@ -147,6 +147,7 @@ async def test_search_filters_are_sent_with_a_searched_number(make_host):
         assert payload["searchFilters"] == {"pattern": "1010", "city": "Mumbai"}
         assert [d["documentTypeId"] for d in payload["documents"]] == [
             "business_registration", "address_proof", "signatory_id"]
+        assert payload["documents"][2]["dataFields"] == {"pan": "ABCDE1234F", "signatory_name": "R. Rao"}
         assert payload["documents"][2]["dataFields"] == {"pan": "ABCDE1234F"}
 
 
@@ -503,3 +504,61 @@ async def test_back_stops_a_429_wait_and_keeps_the_form(make_host):
         await pilot.pause(1.2)
         assert len(app.spy.posts) == 3  # nothing more was sent
         assert values(wizard) == before
+
+
+# --- a server without the extensions (search, requirements, rentals list) ---
+
+
+def without_extensions(inner):
+    """A deployment that only has what the spec defines: the extension GETs answer 404."""
+    import httpx
+
+    extension_paths = {"/v1/phone-numbers/available", "/v1/phone-numbers/requirements", "/v1/phone-numbers"}
+
+    class Plain(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request):
+            if request.method == "GET" and request.url.path in extension_paths:
+                return httpx.Response(404, json={"error": "Not Found", "code": "not_found"})
+            return await inner.handle_async_request(request)
+
+    return Plain()
+
+
+async def test_without_extensions_the_number_is_typed_and_documents_are_named_by_hand(make_host):
+    app = make_host()
+    app.spy.inner = without_extensions(app.spy.inner)
+    app.spy.plan.append(lose_answer(after_sending=True))
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await pilot.click("#search")
+        await until(pilot, lambda: "does not offer number search" in str(wizard.query_one("#search-status").content))
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await until(pilot, lambda: "does not describe its rental requirements"
+                    in str(wizard.query_one("#requirements").content))
+        await next_step(pilot, wizard, "enduser")
+        await fill_end_user(pilot, wizard)
+        await next_step(pilot, wizard, "documents")
+        documents = [("business_registration", "gstin=29ABCDE1234F1Z5", "kyc/incorporation.pdf"),
+                     ("address_proof", "", "kyc/electricity-bill.pdf"),
+                     ("signatory_id", "pan=ABCDE1234F, signatory_name=R. Rao", "kyc/pan-card.png")]
+        for index, (type_id, data, path) in enumerate(documents):
+            if index:
+                wizard.query_one("#doc-add", Button).press()
+                await until(pilot, lambda: wizard.query(f"#doc-{index}-type"))
+            set_value(wizard, f"doc-{index}-type", type_id)
+            set_value(wizard, f"doc-{index}-data", data)
+            set_value(wizard, f"doc-{index}-path", path)
+        await next_step(pilot, wizard, "review")
+        await confirm_rent(pilot, wizard)
+        # The answer was lost and there is no list to look in: the local index knows nothing of
+        # it, so the wizard offers a resend — with the same key, which the server deduplicates.
+        await until(pilot, lambda: "safe to send again" in wizard.banner.message)
+        assert "rentals this profile remembers" in wizard.banner.message
+        await pilot.click("#banner-retry")
+        await until(pilot, lambda: rental_screen(app) is not None)
+        assert len(app.spy.posts) == 2 and app.spy.keys[0] == app.spy.keys[1]
+        payload = json.loads(_data_part(app.spy.posts[-1]))
+        assert [d["documentTypeId"] for d in payload["documents"]] == [
+            "business_registration", "address_proof", "signatory_id"]
+        assert payload["documents"][2]["dataFields"] == {"pan": "ABCDE1234F", "signatory_name": "R. Rao"}

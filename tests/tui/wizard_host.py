@@ -181,7 +181,8 @@ async def next_step(pilot: Pilot, wizard: RentalWizard, expect: str) -> None:
     await pilot.press("pagedown")
     await until(pilot, lambda: wizard.step == expect)
     if expect == "requirements":
-        await until(pilot, lambda: wizard.requirements is not None or wizard.banner.message)
+        await until(pilot, lambda: "Loading" not in str(wizard.query_one("#requirements").content)
+                    or wizard.banner.message)
         await pilot.pause()
 
 

@@ -90,6 +90,28 @@ class CountryCode(Validator):
         return self.success()
 
 
+def parse_data_fields(text: str) -> dict[str, str]:
+    """``gstin=29AB…, pan=ABCDE1234F`` → a dict; raises ValueError naming the broken part."""
+    fields: dict[str, str] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(f"Data fields: {part.strip()!r} is not key=value")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+class DataFieldsText(Validator):
+    def validate(self, value: str) -> ValidationResult:
+        try:
+            parse_data_fields(value)
+        except ValueError as exc:
+            return self.failure(str(exc))
+        return self.success()
+
+
 @dataclass(frozen=True)
 class Landing:
     """Where a failing field lives in the wizard: its step and the id of its input (if any)."""

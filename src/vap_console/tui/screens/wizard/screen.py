@@ -58,6 +58,7 @@ from vap_console.tui.screens.wizard.rules import (
     STEP_TITLES,
     STEPS,
     CountryCode,
+    DataFieldsText,
     Email,
     Landing,
     PhoneNumber,
@@ -67,6 +68,7 @@ from vap_console.tui.screens.wizard.rules import (
     human_size,
     landing_for,
     normalise_number,
+    parse_data_fields,
     same_number,
 )
 from vap_console.tui.widgets.banner import Banner
@@ -121,10 +123,12 @@ class SubmitFailed(Message):
 class OutcomeChecked(Message):
     """The result of looking for a rental after a lost answer: None when none was found."""
 
-    def __init__(self, rental: Rental | None, error: errors.ApiError | None = None) -> None:
+    def __init__(self, rental: Rental | None, error: errors.ApiError | None = None,
+                 where: str = "the server's rental list") -> None:
         super().__init__()
         self.rental = rental
         self.error = error
+        self.where = where
 
 
 # --- pieces of the form ---
@@ -171,6 +175,8 @@ class DocumentEntry(Vertical):
                          "type id your carrier asks for.", classes="doc-description")
             yield from field("Document type id", f"{prefix}-type",
                              validators=[Required("Document type id")])
+            yield from field("Data fields (optional)", f"{prefix}-data", validators=[DataFieldsText()],
+                             placeholder="key=value, key=value")
         else:
             yield Static(self.doc_type.label, classes="doc-title")
             if self.doc_type.description:
@@ -188,7 +194,10 @@ class DocumentEntry(Vertical):
 
     def data_fields(self) -> dict[str, str]:
         if self.doc_type is None:
-            return {}
+            try:
+                return parse_data_fields(self.query_one(f"#doc-{self.index}-data", Input).value)
+            except ValueError:
+                return {}  # shown beside the field; the step does not move on until it is fixed
         values = {}
         for data_field in self.doc_type.data_fields:
             value = self.query_one(f"#doc-{self.index}-field-{data_field.key}", Input).value.strip()
@@ -347,6 +356,8 @@ class RentalWizard(ModalScreen[Rental | None]):
                     yield Static("One file per document type; checked as soon as you choose it.",
                                  classes="hint")
                     yield Vertical(id="documents")
+                    # Only when the server does not list its document types: the user adds them.
+                    yield Button("Add another document", id="doc-add")
                 with VerticalScroll(id="step-review"):
                     yield Static("", id="review")
                 with VerticalScroll(id="step-submit"):
@@ -359,6 +370,7 @@ class RentalWizard(ModalScreen[Rental | None]):
                 yield Button("Next", id="wizard-next", variant="primary")
 
     def on_mount(self) -> None:
+        self.query_one("#doc-add", Button).display = False
         table = self.query_one("#results", DataTable)
         table.add_columns("Number", "E.164", "City", "Monthly rent", "Setup fee")
         table.display = False
@@ -679,7 +691,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         self.post_message(RequirementsLoaded(requirements, asked))
 
     @on(RequirementsLoaded)
-    def _requirements_loaded(self, message: RequirementsLoaded) -> None:
+    async def _requirements_loaded(self, message: RequirementsLoaded) -> None:
         self._requirements_for = message.asked
         self.requirements = message.requirements
         self._requirements_missing = message.requirements is None
@@ -691,7 +703,8 @@ class RentalWizard(ModalScreen[Rental | None]):
         types = requirements.document_types if requirements is not None else [None]
         if requirements is not None and requirements.verified_kyc:
             types = []
-        self._rebuild_documents(types)
+        await self._rebuild_documents(types)
+        self.query_one("#doc-add", Button).display = requirements is None
         self._render_requirements()
         if self.step == "requirements":
             self._show_step("requirements")
@@ -711,7 +724,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         self.banner.show("Rentals are unavailable on this deployment (HTTP 503, "
                          "telephony_not_configured). Nothing was sent or charged.")
 
-    def _rebuild_documents(self, types: list[DocumentType | None]) -> None:
+    async def _rebuild_documents(self, types: list[DocumentType | None]) -> None:
         current = [entry.doc_type.id if entry.doc_type else None for entry in self.documents]
         wanted = [t.id if t else None for t in types]
         if current == wanted:
@@ -722,19 +735,16 @@ class RentalWizard(ModalScreen[Rental | None]):
             key = entry.doc_type.id if entry.doc_type else None
             kept[key] = {w.id.split("-", 2)[2]: w.value for w in entry.query(Input) if w.id}
         box = self.query_one("#documents", Vertical)
-        box.remove_children()
+        # Awaited: the new entries reuse the old ids (doc-0, doc-1…).
+        await box.remove_children()
         entries = [DocumentEntry(index, doc_type) for index, doc_type in enumerate(types)]
-        box.mount_all(entries)
-
-        def restore() -> None:
-            for entry in entries:
-                key = entry.doc_type.id if entry.doc_type else None
-                for suffix, value in kept.get(key, {}).items():
-                    found = entry.query(f"#doc-{entry.index}-{suffix}")
-                    if found:
-                        found.first(Input).value = value
-
-        self.call_after_refresh(restore)
+        await box.mount_all(entries)
+        for entry in entries:
+            key = entry.doc_type.id if entry.doc_type else None
+            for suffix, value in kept.get(key, {}).items():
+                found = entry.query(f"#doc-{entry.index}-{suffix}")
+                if found:
+                    found.first(Input).value = value
 
     def _costs(self) -> tuple[int | None, int | None, str | None]:
         source: Any = self._selected if self._selected is not None else self.requirements
@@ -990,6 +1000,10 @@ class RentalWizard(ModalScreen[Rental | None]):
 
     def _mark(self, landings: list[Landing]) -> None:
         for landing in landings:
+            if landing.input_id and "-field-" in landing.input_id and not self.query(f"#{landing.input_id}"):
+                # Documents typed by hand keep their data fields in one key=value input.
+                landing = Landing(landing.step, landing.input_id.split("-field-")[0] + "-data",
+                                  f"{landing.input_id.split('-field-')[1]}: {landing.message}")
             if landing.input_id and self.query(f"#{landing.input_id}"):
                 if landing.input_id.endswith("-path"):
                     entry = self.query_one(f"#{landing.input_id}").parent.parent  # type: ignore[union-attr]
@@ -1041,10 +1055,12 @@ class RentalWizard(ModalScreen[Rental | None]):
         number = self._application.requested_number
         since = (self._submitted_at or self._now()) - OUTCOME_WINDOW
         client = self.app.client  # type: ignore[attr-defined]
+        where = "the server's rental list"
         try:
             try:
                 candidates = (await client.list_rentals()).items
             except errors.NotSupported:
+                where = "the rentals this profile remembers (this server has no rental list)"
                 index = getattr(self.app, "local_index", None)
                 ids = index.ids("rentals") if index is not None else []
                 candidates = [await client.get_rental(rental_id) for rental_id in ids]
@@ -1056,7 +1072,8 @@ class RentalWizard(ModalScreen[Rental | None]):
             if (same_number(r.requested_number, number) or same_number(r.number, number))
             and r.created_at >= since
         ]
-        self.post_message(OutcomeChecked(max(found, key=lambda r: r.created_at) if found else None))
+        newest = max(found, key=lambda r: r.created_at) if found else None
+        self.post_message(OutcomeChecked(newest, where=where))
 
     @on(OutcomeChecked)
     def _outcome_checked(self, message: OutcomeChecked) -> None:
@@ -1073,8 +1090,8 @@ class RentalWizard(ModalScreen[Rental | None]):
             )
             return
         self.banner.show(
-            "No answer came back, and no rental for this number exists: it is safe to send again. "
-            "Retry uses the same Idempotency-Key.",
+            f"No answer came back, and {message.where} holds no new rental for this number: it is "
+            "safe to send again. Retry uses the same Idempotency-Key, so the server cannot rent twice.",
             retry=self.submit,
         )
 
@@ -1083,6 +1100,12 @@ class RentalWizard(ModalScreen[Rental | None]):
         self._show_step("submit")
         self.query_one("#submit-status", Static).update("Checking whether the rental exists…")
         self._check_outcome()
+
+    @on(Button.Pressed, "#doc-add")
+    async def _add_document(self) -> None:
+        entry = DocumentEntry(len(self.documents), None)
+        await self.query_one("#documents", Vertical).mount(entry)
+        entry.query_one(Input).focus()
 
     # --- documents: the file picker ---
 
