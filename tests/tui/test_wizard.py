@@ -147,7 +147,6 @@ async def test_search_filters_are_sent_with_a_searched_number(make_host):
         assert payload["searchFilters"] == {"pattern": "1010", "city": "Mumbai"}
         assert [d["documentTypeId"] for d in payload["documents"]] == [
             "business_registration", "address_proof", "signatory_id"]
-        assert payload["documents"][2]["dataFields"] == {"pan": "ABCDE1234F", "signatory_name": "R. Rao"}
         assert payload["documents"][2]["dataFields"] == {"pan": "ABCDE1234F"}
 
 
