@@ -503,3 +503,40 @@ def test_no_snapshot_shows_the_api_key_or_a_whole_web_call_token() -> None:
         assert DEFAULT_KEY not in svg and "sk_sandbox" not in svg, shot.name
     webcall = next(s for s in shots if "webcall" in s.name).read_text(encoding="utf-8")
     assert "••••" in webcall
+
+
+class NoListExtensions(httpx.AsyncBaseTransport):
+    """A server like the real one may be: the list extensions answer 404."""
+
+    PATHS = {"/v1/phone-numbers", "/v1/tools", "/v1/agents"}
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "GET" and request.url.path in self.PATHS:
+            return httpx.Response(404, json={"error": "Not Found"})
+        return await self.inner.handle_async_request(request)
+
+
+async def test_without_list_extensions_the_local_index_is_listed(tmp_path: Path) -> None:
+    console = build_console(index_dir=tmp_path, transport_wrapper=NoListExtensions)
+    rentals = sorted(console.account.rentals)
+    index = console.app.local_index
+    index.add("rental", rentals[0])
+    index.add("rental", "0f0f0f0f-dead-beef-0000-000000000000")  # forgotten by the server
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert table(console.app).keys == [rentals[0]]
+        assert "local index" in count_text(console.app) and "1 remembered not found" in count_text(console.app)
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press(*"not an id!", "enter")
+        await settle(pilot)
+        assert "use 1 to 128 letters" in console.app.screen.query_one("#id-error", FieldError).message
+        box = console.app.screen.query_one("#id-input", Input)
+        box.value = rentals[1]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert sorted(table(console.app).keys) == sorted(rentals[:2])
+        assert rentals[1] in index.ids("rental")

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
 from textual.message import Message
+from textual.widgets import Static
 
 from vap_console.api import errors
 from vap_console.api.models import Agent, WebCallSession
@@ -96,8 +97,9 @@ class AgentsScreen(ListScreen[Agent]):
 
     def after_load(self, items: list[Agent]) -> None:
         if self.from_local_index:
-            self.query_one("#list-count").update(  # type: ignore[attr-defined]
-                f"{len(items)} agents (from this profile's local index: the server has no list endpoint)"
+            self.query_one("#list-count", Static).update(
+                f"{len(items)} agents (this profile's local index: the server has no list endpoint)",
+                layout=False,
             )
 
     # --- web call ---

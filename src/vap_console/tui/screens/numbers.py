@@ -65,6 +65,8 @@ class NumbersScreen(ListScreen[Rental]):
         super().__init__()
         # True when the server has no list endpoint and the rows come from the local index.
         self.from_local_index = False
+        # Remembered rental ids the server answered 404 for.
+        self.missing = 0
 
     async def fetch(self, client: VapClient) -> list[Rental]:
         try:
@@ -72,9 +74,16 @@ class NumbersScreen(ListScreen[Rental]):
         except errors.NotSupported:
             self.from_local_index = True
             ids = self.known_ids("rental")
-            return list(await asyncio.gather(*(client.get_rental(i) for i in ids)))
+            fetched = await asyncio.gather(*(client.get_rental(i) for i in ids), return_exceptions=True)
+            # A remembered rental the server no longer knows is skipped and counted, not fatal.
+            self.missing = sum(isinstance(r, errors.NotFound) for r in fetched)
+            failure = next((r for r in fetched if isinstance(r, BaseException) and not isinstance(r, errors.NotFound)), None)
+            if failure is not None:
+                raise failure
+            return [r for r in fetched if isinstance(r, Rental)]
         self.from_local_index = False
-        return list(page.items if hasattr(page, "items") else page)
+        self.missing = 0
+        return list(page.items)
 
     def row_of(self, rental: Rental) -> Row:
         return make_row(
@@ -165,8 +174,10 @@ class NumbersScreen(ListScreen[Rental]):
 
     def after_load(self, items: list[Rental]) -> None:
         if self.from_local_index:
+            gone = f"; {self.missing} remembered not found" if self.missing else ""
             self.query_one("#list-count", Static).update(
-                f"{len(items)} numbers (from this profile's local index: the server has no list endpoint)"
+                f"{len(items)} numbers (this profile's local index: the server has no list endpoint{gone})",
+                layout=False,
             )
 
     # --- actions ---

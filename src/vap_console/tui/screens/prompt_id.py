@@ -10,7 +10,17 @@ from textual.screen import ModalScreen
 from textual.validation import Function
 from textual.widgets import Button, Input, Label, Static
 
+from vap_console.credentials import CredentialsInputError
+from vap_console.credentials.index import check_id
 from vap_console.tui.widgets.field_error import FieldError
+
+
+def _is_id(value: str) -> bool:
+    try:
+        check_id(value)
+    except CredentialsInputError:
+        return not value.strip()  # the empty case has its own message
+    return True
 
 
 class PromptIdScreen(ModalScreen[str | None]):
@@ -26,7 +36,10 @@ class PromptIdScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog"):
             yield Static(self._title, classes="dialog-title")
             yield Label(self._label)
-            yield Input(id="id-input", validators=[Function(lambda v: bool(v.strip()), "must not be empty")])
+            yield Input(id="id-input", validators=[
+                Function(lambda v: bool(v.strip()), "must not be empty"),
+                Function(_is_id, "use 1 to 128 letters, digits, '_', '.', ':' or '-'"),
+            ])
             yield FieldError(id="id-error")
             yield Static(self._help, classes="dialog-help")
             with Horizontal(classes="dialog-buttons"):
