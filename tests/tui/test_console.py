@@ -540,3 +540,16 @@ async def test_without_list_extensions_the_local_index_is_listed(tmp_path: Path)
         await settle(pilot)
         assert sorted(table(console.app).keys) == sorted(rentals[:2])
         assert rentals[1] in index.ids("rental")
+
+
+async def test_palette_runs_the_screens_own_actions() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Tools: New tool")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ToolFormScreen)
