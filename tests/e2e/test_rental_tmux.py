@@ -140,7 +140,7 @@ def test_full_rental_in_the_real_console(tmux, tmp_path):
     tmux.keys("Enter")
     tmux.wait_for("numbers found")
     tmux.keys("Enter")
-    tmux.wait_for("912272401010")
+    tmux.wait_for("Picked +912272401010")
     tmux.keys("NPage")
     tmux.wait_for("This account can rent numbers", "Documents the carrier needs")
     tmux.keys("NPage")

@@ -657,6 +657,8 @@ class RentalWizard(ModalScreen[Rental | None]):
         self._filters = self._search_filters
         country = self.query_one("#country", Input)
         country.value = chosen.country_iso
+        self.query_one("#search-status", Static).update(
+            f"Picked {chosen.e164} ({chosen.city or chosen.country_iso}) — PgDn goes on to the requirements.")
         number_input.focus()
 
     # --- step 2: requirements ---
