@@ -561,3 +561,16 @@ async def test_without_extensions_the_number_is_typed_and_documents_are_named_by
         assert [d["documentTypeId"] for d in payload["documents"]] == [
             "business_registration", "address_proof", "signatory_id"]
         assert payload["documents"][2]["dataFields"] == {"pan": "ABCDE1234F", "signatory_name": "R. Rao"}
+
+
+async def test_server_text_with_brackets_is_shown_as_it_is(make_host):
+    app = make_host()
+    message = "documents.1 (address_proof): scan [final].pdf is not a PDF [/] [bold]file[/bold]."
+    app.spy.plan.append(answer(422, {"error": message, "code": "telephony_document_invalid"}))
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.step == "documents")
+        assert message.rstrip(".") in wizard.banner.message
+        assert "[final]" in str(wizard.query_one("#doc-1-path-error").content)

@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -104,9 +105,9 @@ class RentalScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="rental-box"):
-            yield Static(f"Rental {self.rental_id}", id="rental-title")
+            yield Static(f"Rental {self.rental_id}", id="rental-title", markup=False)
             yield Banner(id="rental-banner")
-            yield Static(fields_text(self.rental), id="rental-fields")
+            yield Static(fields_text(self.rental), id="rental-fields", markup=False)
             yield Timeline(self.rental, id="timeline")
         yield Footer()
 
@@ -171,7 +172,7 @@ class RentalScreen(Screen[None]):
     def _stopped(self, message: PollStopped) -> None:
         self._connection(f"stopped: {message.error.code}")
         for banner in self.query("#rental-banner").results(Banner):
-            banner.show(str(message.error), retry=self.follow)
+            banner.show(Content(str(message.error)), retry=self.follow)  # type: ignore[arg-type]
 
     def _connection(self, line: str | None) -> None:
         for timeline in self.query(Timeline):

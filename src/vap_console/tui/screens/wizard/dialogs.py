@@ -40,7 +40,7 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.question, id="confirm-text")
+            yield Static(self.question, id="confirm-text", markup=False)
             with Horizontal():
                 yield Button(self.no_label, id="confirm-no")
                 yield Button(self.yes_label, id="confirm-yes", variant="warning")

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -136,10 +137,10 @@ class OutcomeChecked(Message):
 
 def field(label: str, input_id: str, *, validators: list | None = None, placeholder: str = "",
           value: str = "") -> ComposeResult:
-    yield Label(label, classes="field-label")
+    yield Label(label, classes="field-label", markup=False)
     yield Input(value, id=input_id, placeholder=placeholder, validators=validators or [],
                 validate_on=["changed", "submitted"])
-    yield Static("", id=f"{input_id}-error", classes="field-error")
+    yield Static("", id=f"{input_id}-error", classes="field-error", markup=False)
 
 
 class DocumentEntry(Vertical):
@@ -178,9 +179,9 @@ class DocumentEntry(Vertical):
             yield from field("Data fields (optional)", f"{prefix}-data", validators=[DataFieldsText()],
                              placeholder="key=value, key=value")
         else:
-            yield Static(self.doc_type.label, classes="doc-title")
+            yield Static(self.doc_type.label, classes="doc-title", markup=False)
             if self.doc_type.description:
-                yield Static(self.doc_type.description, classes="doc-description")
+                yield Static(self.doc_type.description, classes="doc-description", markup=False)
             for data_field in self.doc_type.data_fields:
                 label = data_field.label + ("" if data_field.required else " (optional)")
                 validators = [Required(data_field.label)] if data_field.required else []
@@ -190,7 +191,7 @@ class DocumentEntry(Vertical):
         with Horizontal():
             yield Input(id=f"{prefix}-path", placeholder="path to the file, or Browse…")
             yield Button("Browse…", id=f"{prefix}-browse", classes="doc-browse")
-        yield Static("", id=f"{prefix}-path-error", classes="doc-file")
+        yield Static("", id=f"{prefix}-path-error", classes="doc-file", markup=False)
 
     def data_fields(self) -> dict[str, str]:
         if self.doc_type is None:
@@ -336,7 +337,7 @@ class RentalWizard(ModalScreen[Rental | None]):
                         with Vertical():
                             yield from field("City", "city", placeholder="e.g. Bengaluru")
                         yield Button("Search", id="search")
-                    yield Static("", id="search-status", classes="hint")
+                    yield Static("", id="search-status", classes="hint", markup=False)
                     yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
                     yield from field("Number to rent", "number", validators=[PhoneNumber()],
                                      placeholder="bare digits or E.164, e.g. +918045670001")
@@ -361,9 +362,9 @@ class RentalWizard(ModalScreen[Rental | None]):
                 with VerticalScroll(id="step-review"):
                     yield Static("", id="review")
                 with VerticalScroll(id="step-submit"):
-                    yield Static("", id="submit-status")
+                    yield Static("", id="submit-status", markup=False)
                     yield ProgressBar(total=100, show_eta=False, id="upload")
-                    yield Static("", id="submit-detail", classes="hint")
+                    yield Static("", id="submit-detail", classes="hint", markup=False)
             with Horizontal(id="wizard-nav"):
                 yield Button("Cancel", id="wizard-cancel")
                 yield Button("Back", id="wizard-back")
@@ -382,6 +383,10 @@ class RentalWizard(ModalScreen[Rental | None]):
     @property
     def banner(self) -> Banner:
         return self.query_one("#wizard-banner", Banner)
+
+    def _tell(self, text: str, retry: Any = None) -> None:
+        # Server messages are shown as plain text: brackets in them are not markup.
+        self.banner.show(Content(text), retry=retry)  # type: ignore[arg-type]
 
     def _now(self) -> datetime:
         now = getattr(self.app, "now", None)
@@ -619,12 +624,10 @@ class RentalWizard(ModalScreen[Rental | None]):
         table = self.query_one("#results", DataTable)
         table.clear()
         for number in message.numbers:
-            table.add_row(
-                number.number, number.e164, number.city or "—",
-                money(number.monthly_rent_nanos, number.currency),
-                money(number.setup_nanos, number.currency),
-                key=number.number,
-            )
+            cells = (number.number, number.e164, number.city or "—",
+                     money(number.monthly_rent_nanos, number.currency),
+                     money(number.setup_nanos, number.currency))
+            table.add_row(*(Text(cell) for cell in cells), key=number.number)
         table.display = bool(message.numbers)
         status = self.query_one("#search-status", Static)
         if message.numbers:
@@ -644,7 +647,7 @@ class RentalWizard(ModalScreen[Rental | None]):
             self.query_one("#number", Input).focus()
         else:
             status.update("")
-            self.banner.show(str(message.error), retry=self._search)
+            self._tell(str(message.error), retry=self._search)
 
     @on(DataTable.RowSelected, "#results")
     def _picked(self, event: DataTable.RowSelected) -> None:
@@ -717,13 +720,13 @@ class RentalWizard(ModalScreen[Rental | None]):
         if isinstance(message.error, errors.NotConfigured):
             self._unavailable()
             return
-        self.banner.show(str(message.error), retry=self.retry_requirements)
+        self._tell(str(message.error), retry=self.retry_requirements)
 
     def _unavailable(self) -> None:
         """503 telephony_not_configured: nothing on this deployment can rent a number."""
         self._blocked = "not_configured"
         self._update_nav()
-        self.banner.show("Rentals are unavailable on this deployment (HTTP 503, "
+        self._tell("Rentals are unavailable on this deployment (HTTP 503, "
                          "telephony_not_configured). Nothing was sent or charged.")
 
     async def _rebuild_documents(self, types: list[DocumentType | None]) -> None:
@@ -962,22 +965,22 @@ class RentalWizard(ModalScreen[Rental | None]):
         if isinstance(error, RentalValidationError):
             landings = [landing_for(errors.FieldError(f"body.{f}", m)) for f, m in error.problems]
             self._mark(landings)
-            self.banner.show("Fix the marked fields: " + str(error))
+            self._tell("Fix the marked fields: " + str(error))
             return
         if isinstance(error, errors.InvalidRequest) and error.details:
             self._mark([landing_for(detail) for detail in error.details])
-            self.banner.show(str(error))
+            self._tell(str(error))
             return
         if isinstance(error, errors.DocumentInvalid):
             self._mark_documents(error)
             self._show_step("documents")
-            self.banner.show(str(error))
+            self._tell(str(error))
             return
         if isinstance(error, errors.AccountIneligible):
             self._blocked = "ineligible"
             self._show_step("requirements")
             reason = self.requirements.eligibility.reason if self.requirements else None
-            self.banner.show(str(error) + (f" Reason: {reason}" if reason else ""))
+            self._tell(str(error) + (f" Reason: {reason}" if reason else ""))
             return
         if isinstance(error, errors.NotConfigured):
             self._show_step("review")
@@ -985,20 +988,20 @@ class RentalWizard(ModalScreen[Rental | None]):
             return
         self._show_step("review")
         if isinstance(error, errors.AutopayRequired):
-            self.banner.show(
+            self._tell(
                 f"{error} Auto-pay lets the platform top the wallet up for the rent; set a mandate "
                 "in the dashboard, then press Retry. Everything you typed is kept.",
                 retry=self.submit,
             )
             return
         if isinstance(error, (errors.CarrierError, errors.ServerError, errors.ConnectionFailed)):
-            self.banner.show(
+            self._tell(
                 f"{error} Retry sends the same application with the same Idempotency-Key, "
                 "so it cannot rent twice.",
                 retry=self.submit,
             )
             return
-        self.banner.show(str(error), retry=self.submit)
+        self._tell(str(error), retry=self.submit)
 
     def _mark(self, landings: list[Landing]) -> None:
         for landing in landings:
@@ -1085,13 +1088,13 @@ class RentalWizard(ModalScreen[Rental | None]):
         self._submitting = False
         self._show_step("review")
         if message.error is not None:
-            self.banner.show(
+            self._tell(
                 f"No answer came back, and checking whether the rental exists failed too: "
                 f"{message.error} Check again before sending anything.",
                 retry=self._recheck,
             )
             return
-        self.banner.show(
+        self._tell(
             f"No answer came back, and {message.where} holds no new rental for this number: it is "
             "safe to send again. Retry uses the same Idempotency-Key, so the server cannot rent twice.",
             retry=self.submit,
