@@ -167,6 +167,7 @@ class VapApp(App[int]):
         self.local_index = LocalIndex(credentials.profile)
         self.connection = "connecting"
         self.stale.update(self.MODES)
+        resume_remembered(self)
         await old_stack.aclose()
 
     def watch_theme(self, theme: str) -> None:

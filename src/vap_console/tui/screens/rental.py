@@ -211,6 +211,8 @@ def resume_remembered(app: App[Any]) -> None:
 
     Call once the app's client is open (the end of on_mount). Ids come from ``app.local_index``.
     """
+    # A profile switch starts over: the old client is about to close.
+    app.workers.cancel_group(app, "rental-resume")
     index = getattr(app, "local_index", None)
     if index is None:
         return
@@ -239,6 +241,8 @@ async def _follow_one(app: App[Any], rental_id: str) -> None:
                     announce(app, event.rental)
     except errors.ApiError:
         return  # gone or no longer ours: nothing to follow
+    except Exception:  # noqa: BLE001 - a background follow-up must never take the console down
+        return
 
 
 __all__ = ["RentalScreen", "announce", "resume_remembered", "status_toast"]
