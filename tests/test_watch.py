@@ -75,8 +75,11 @@ class _EmptyKeyring:
 
     priority = 1
 
+    def __init__(self, keys: dict[str, str] | None = None) -> None:
+        self.keys = keys or {}
+
     def get_password(self, service, user):
-        return None
+        return self.keys.get(user)
 
 
 @pytest.fixture
@@ -190,3 +193,24 @@ def test_the_vap_command_watches_a_served_sandbox(live_sandbox, sandbox_clock, t
         proc.kill()
     assert proc.returncode == 0, err
     assert out.splitlines()[-1] == "active +912272401010"
+
+
+def test_works_with_a_profile_and_its_keyring_key(sandbox):
+    rental_id = sandbox.rent("912272401010")
+    ProfileStore(sandbox.config_dir).add("work", BASE_URL)
+    keystore = KeyStore(env={}, profiles=ProfileStore(sandbox.config_dir),
+                        backend=_EmptyKeyring({"work": "sk_sandbox_verified"}))
+    out, err = io.StringIO(), io.StringIO()
+    code = watch_main(rental_id, profile="work", interval=1.0, out=out, err=err, keystore=keystore,
+                      client_factory=sandbox.client, sleep=sandbox.sleep)
+    assert code == 0, err.getvalue()
+    assert statuses(out.getvalue())[-1] == "active"
+
+
+def test_an_unknown_profile_is_a_usage_error(sandbox):
+    keystore = KeyStore(env={}, profiles=ProfileStore(sandbox.config_dir), backend=_EmptyKeyring())
+    err = io.StringIO()
+    code = watch_main("abc", profile="nope", interval=1.0, out=io.StringIO(), err=err, keystore=keystore,
+                      client_factory=sandbox.client, sleep=sandbox.sleep)
+    assert code == 2
+    assert "nope" in err.getvalue()
