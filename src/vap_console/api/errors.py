@@ -55,7 +55,8 @@ class ApiError(Exception):
         where = f"HTTP {self.status}, " if self.status else ""
         text = self.message.rstrip(".") if self.message else self.default_message()
         sentence = f"{text} ({where}{self.code})."
-        if self.hint:
+        # Servers often say the same thing already; repeating it reads as noise.
+        if self.hint and self.hint.lower().rstrip(".") not in sentence.lower():
             sentence += f" {self.hint}"
         return sentence
 
@@ -144,7 +145,7 @@ class InvalidRequest(ApiError):
 class CarrierError(ApiError):
     """Any ``telephony_<carrier>_error``: the carrier refused; safe to retry later."""
 
-    hint = "The carrier refused the request; it is safe to retry later."
+    hint = "Safe to retry later."
 
     def default_message(self) -> str:
         return "The carrier refused the request"
