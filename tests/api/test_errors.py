@@ -80,3 +80,12 @@ def test_messages_are_sentences_a_person_reads():
     error = errors.error_from_body(402, {"error": "", "code": "telephony_autopay_required"})
     assert str(error).startswith("Renting needs an auto-pay mandate")
     assert "telephony_autopay_required" in str(error)
+
+
+def test_a_hint_the_server_already_gave_is_not_repeated():
+    said_it = errors.error_from_body(
+        502, {"error": "The carrier refused. Safe to retry later.", "code": "telephony_acme_error"}
+    )
+    assert str(said_it).lower().count("safe to retry later") == 1
+    terse = errors.error_from_body(502, {"error": "Carrier down", "code": "telephony_acme_error"})
+    assert str(terse).endswith("Safe to retry later.")
