@@ -764,7 +764,7 @@ class RentalWizard(ModalScreen[Rental | None]):
             return "the first month's rent (the amount is not known in advance on this server)"
         total = (rent or 0) + (setup or 0)
         parts = [f"first month's rent {money(rent, currency)}"]
-        if setup:
+        if setup is not None:
             parts.append(f"setup fee {money(setup, currency)}")
         return f"{money(total, currency)} ({' + '.join(parts)})"
 
