@@ -50,7 +50,10 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     AUTO_FOCUS = "#rows"
 
     BINDINGS = [
-        Binding("slash", "filter", "Filter", id="list.filter", tooltip="Type to filter the rows"),
+        # A priority binding runs as the key arrives, before the keys typed after it reach the
+        # list: so they land in the box even while a freshly opened screen is still settling.
+        Binding("slash", "filter", "Filter", id="list.filter", tooltip="Type to filter the rows",
+                priority=True),
         Binding("r", "refresh", "Refresh", id="list.refresh", tooltip="Load the list again from the server"),
         Binding("escape", "leave_filter", "Back to list", show=False, id="list.leave_filter",
                 tooltip="Clear the filter and return to the rows"),
@@ -202,8 +205,11 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
+        if box.has_focus:  # the binding is a priority one: a `/` typed in the box is text
+            box.insert_text_at_cursor("/")
+            return
         box.display = True
-        box.focus()
+        self.set_focus(box)
 
     def action_leave_filter(self) -> None:
         box = self.query_one("#filter", Input)
