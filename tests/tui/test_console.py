@@ -553,3 +553,17 @@ async def test_palette_runs_the_screens_own_actions() -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(console.app.screen, ToolFormScreen)
+
+
+async def test_a_keymap_naming_no_binding_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[keymap]\n"list.refesh" = "f5"\n"tools.new" = "ctrl+n"\n', encoding="utf-8")
+    console = build_console(start_screen="tools", settings=Settings.load(path))
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        messages = [n.message for n in console.app._notifications]
+        assert any("list.refesh" in m and "no binding has this id" in m for m in messages)
+        assert not any("tools.new" in m for m in messages)
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ToolFormScreen)

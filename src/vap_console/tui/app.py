@@ -142,6 +142,13 @@ class VapApp(App[int]):
             self.theme = self.settings.theme
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
+            unknown = sorted(set(self.settings.keymap) - known_binding_ids())
+            if unknown:
+                self.notify(
+                    f"[keymap] {', '.join(unknown)}: no binding has this id, so nothing was remapped "
+                    "(press ? on a screen to see its ids).",
+                    title="config.toml", severity="warning", markup=False,
+                )
         if self.settings.problem:
             self.notify(self.settings.problem, title="config.toml", severity="warning")
         await self.switch_mode(self.start_screen)
@@ -267,6 +274,22 @@ class VapApp(App[int]):
             banners.first().show(message, retry)
         else:
             self.notify(message, title=error_title(error), severity="error", timeout=8)
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id the console's own widgets and screens declare (what a keymap can name)."""
+    from textual.dom import DOMNode
+
+    if importlib.util.find_spec(PROFILES_MODULE) is not None:
+        importlib.import_module(PROFILES_MODULE)  # its screens are imported only when opened
+    ids: set[str] = set()
+    pending: list[type] = [DOMNode]
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls.__module__.startswith("vap_console."):
+            ids.update(b.id for b in cls.BINDINGS if isinstance(b, Binding) and b.id)  # type: ignore[attr-defined]
+    return ids
 
 
 def error_title(error: BaseException) -> str:
