@@ -150,3 +150,11 @@ def test_snapshot_timeline_states(snap_compare, status):
 def test_snapshot_timeline_offline_and_unknown(snap_compare):
     app = TimelineApp(make_rental("escrow_hold", states={"purchase": "queued"}), "offline — retrying in 8 s")
     assert snap_compare(app, terminal_size=(120, 36))
+
+
+def test_a_server_clock_running_ahead_does_not_put_steps_in_the_future():
+    rental = make_rental("kyc_submitted")
+    widget = Timeline(rental, now=lambda: NOW - timedelta(minutes=30))
+    text = widget.render().plain
+    assert "in " not in text.replace("in progress", "")
+    assert "just now · 2026-03-02 09:18:00 UTC" in text

@@ -38,6 +38,10 @@ STATUS_LABELS = {
 }
 
 
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def relative_time(at: datetime, now: datetime) -> str:
     """``just now``, ``40 s ago``, ``3 min ago``, ``2 h ago``, ``5 d ago``; ``in 2 min`` ahead."""
     if at.tzinfo is None:
@@ -116,7 +120,9 @@ class Timeline(Widget):
             label = step.label if step.state in STATE_STYLES else f"{step.label} ({step.state})"
             when = ""
             if step.at is not None:
-                when = f"{relative_time(step.at, now)} · {absolute_time(step.at)}"
+                # A step has happened: a time ahead of ours is the server's clock running ahead.
+                happened = min(_aware(step.at), _aware(now))
+                when = f"{relative_time(happened, now)} · {absolute_time(step.at)}"
             elif step.state == StepState.ACTIVE:
                 when = "in progress"
             row = Content.assemble(
