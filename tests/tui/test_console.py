@@ -567,3 +567,39 @@ async def test_a_keymap_naming_no_binding_is_reported(tmp_path: Path) -> None:
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert isinstance(console.app.screen, ToolFormScreen)
+
+
+class FirstPostFails(httpx.AsyncBaseTransport):
+    """The first POST /v1/tools answers 502 without reaching the server; every POST's key is kept."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.keys: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path == "/v1/tools":
+            self.keys.append(request.headers["Idempotency-Key"])
+            if len(self.keys) == 1:
+                return httpx.Response(502, json={"error": "Bad gateway", "code": "gateway_error"})
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_failed_create_keeps_the_form_and_retry_reuses_the_idempotency_key() -> None:
+    spies: list[FirstPostFails] = []
+    console = build_console(start_screen="tools", transport_wrapper=lambda t: spies.append(FirstPostFails(t)) or spies[-1])
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        form = await open_tool_form(pilot)
+        fill(form, **{"f-name": "stock_check", "f-description": "Stock of an item",
+                      "f-config-url": "https://shop.example/stock", "f-config-params": "sku={sku}"})
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        banner = form.query_one(Banner)
+        assert "HTTP 502" in banner.message and banner.query_one("#banner-retry").display
+        assert form.query_one("#f-name", Input).value == "stock_check"
+        assert form.query_one("#f-config-params", TextArea).text == "sku={sku}"
+        await pilot.click("#banner-retry")
+        await settle(pilot)
+        assert not isinstance(console.app.screen, ToolFormScreen)
+        assert len(spies[0].keys) == 2 and spies[0].keys[0] == spies[0].keys[1]
+        assert [t.name for t in console.account.tools.values()].count("stock_check") == 1

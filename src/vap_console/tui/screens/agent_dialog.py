@@ -16,6 +16,7 @@ from textual.worker import Worker
 
 from vap_console.api.models import Agent, AgentCreate, AgentTemplate
 from vap_console.tui.screens.base import ForwardsWorkerFailures
+from vap_console.tui.submission import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 
@@ -29,6 +30,7 @@ class CreateAgentScreen(ForwardsWorkerFailures, ModalScreen[Agent | None]):
     def __init__(self, template: AgentTemplate) -> None:
         super().__init__()
         self.template = template
+        self._submission = Submission()
 
     def compose(self) -> ComposeResult:
         t = self.template
@@ -80,7 +82,10 @@ class CreateAgentScreen(ForwardsWorkerFailures, ModalScreen[Agent | None]):
     @work(exclusive=True, group="create", exit_on_error=False)
     async def create(self, name: str) -> None:
         body = AgentCreate.from_template(self.template, name)
-        agent = await self.app.call_api(lambda c: c.create_agent(body))  # type: ignore[attr-defined]
+        key = self._submission.key_for(body.model_dump_json(by_alias=True))
+        agent = await self.app.call_api(  # type: ignore[attr-defined]
+            lambda c: c.create_agent(body, idempotency_key=key)
+        )
         index = self.app.local_index  # type: ignore[attr-defined]
         if index is not None:
             index.add("agent", agent.id)

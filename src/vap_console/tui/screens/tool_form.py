@@ -36,6 +36,7 @@ from vap_console.api.models import (
 )
 from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
+from vap_console.tui.submission import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 
@@ -187,6 +188,7 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
             yield FieldError(id=eid(path))
 
     def on_mount(self) -> None:
+        self._submission = Submission()
         self.known_variables: set[str] = set(getattr(self.app, "variable_names", set()))
         self._update_placeholders()
         if not self.known_variables:
@@ -373,7 +375,10 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
 
     @work(exclusive=True, group="create", exit_on_error=False)
     async def create(self, body: ToolCreate) -> None:
-        tool = await self.app.call_api(lambda c: c.create_tool(body))  # type: ignore[attr-defined]
+        key = self._submission.key_for(body.model_dump_json(by_alias=True))
+        tool = await self.app.call_api(  # type: ignore[attr-defined]
+            lambda c: c.create_tool(body, idempotency_key=key)
+        )
         self.dismiss(tool)
 
     def retry_create(self) -> None:
