@@ -7,7 +7,6 @@ SVG on every run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,7 +194,3 @@ SCENES.update({
     "delete_agent_confirm": Scene("agents", keys("d")),
     "keys_help": Scene("tools", keys("question_mark")),
 })
-
-
-def dump(obj: object) -> str:
-    return json.dumps(obj, sort_keys=True)
