@@ -276,6 +276,7 @@ class RentalWizard(ModalScreen[Rental | None]):
     RentalWizard #results { height: auto; max-height: 9; margin-top: 1; }
     RentalWizard #wizard-nav { height: auto; align-horizontal: right; padding: 1 0 0 0; }
     RentalWizard #wizard-nav Button { margin-left: 2; }
+    RentalWizard #wizard-keys { width: 1fr; color: $text-muted; padding: 1 0 0 0; }
     RentalWizard #upload { margin: 1 0; }
     """
 
@@ -366,6 +367,7 @@ class RentalWizard(ModalScreen[Rental | None]):
                     yield ProgressBar(total=100, show_eta=False, id="upload")
                     yield Static("", id="submit-detail", classes="hint", markup=False)
             with Horizontal(id="wizard-nav"):
+                yield Static("PgDn next · PgUp back · Enter next field · Esc close", id="wizard-keys")
                 yield Button("Cancel", id="wizard-cancel")
                 yield Button("Back", id="wizard-back")
                 yield Button("Next", id="wizard-next", variant="primary")
