@@ -603,3 +603,13 @@ async def test_a_failed_create_keeps_the_form_and_retry_reuses_the_idempotency_k
         assert not isinstance(console.app.screen, ToolFormScreen)
         assert len(spies[0].keys) == 2 and spies[0].keys[0] == spies[0].keys[1]
         assert [t.name for t in console.account.tools.values()].count("stock_check") == 1
+
+
+async def test_an_unknown_theme_in_config_is_reported_and_the_default_kept(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('theme = "no-such-theme"\n', encoding="utf-8")
+    console = build_console(settings=Settings.load(path))
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert console.app.theme == "textual-dark"
+        assert any("no-such-theme" in n.message for n in console.app._notifications)

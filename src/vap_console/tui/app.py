@@ -140,6 +140,12 @@ class VapApp(App[int]):
         self._client = await self._exit_stack.enter_async_context(self._client_factory())
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
+        else:
+            self.notify(
+                f"theme {self.settings.theme!r} is not one of the console's themes; using {self.theme!r} "
+                "(ctrl+p, then “theme”, lists them).",
+                title="config.toml", severity="warning", markup=False,
+            )
         if self.settings.keymap:
             self.set_keymap(self.settings.keymap)
             unknown = sorted(set(self.settings.keymap) - known_binding_ids())
