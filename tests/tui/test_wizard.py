@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, DirectoryTree, Input
+from textual.widgets import Button, DirectoryTree, Input, ProgressBar
 
 from tests.e2e.documents import make_kyc_set, make_pdf
 from tests.tui.wizard_host import (
@@ -29,6 +29,7 @@ from tests.tui.wizard_host import (
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.screens.wizard import RentalWizard
 from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
 
 
@@ -574,3 +575,27 @@ async def test_server_text_with_brackets_is_shown_as_it_is(make_host):
         await until(pilot, lambda: wizard.step == "documents")
         assert message.rstrip(".") in wizard.banner.message
         assert "[final]" in str(wizard.query_one("#doc-1-path-error").content)
+
+
+async def test_upload_streams_with_a_progress_bar(make_host, docs, monkeypatch):
+    make_pdf(docs / "incorporation.pdf", pad_to=3 * 1024 * 1024)  # a realistic scan
+    seen: list[tuple[int, int]] = []
+    original = RentalWizard._progress
+
+    def spy(self, sent: int, total: int) -> None:
+        seen.append((sent, total))
+        original(self, sent, total)
+
+    monkeypatch.setattr(RentalWizard, "_progress", spy)
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        bar = wizard.query_one("#upload", ProgressBar)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: rental_screen(app) is not None)
+    total = seen[-1][1]
+    assert total > 3 * 1024 * 1024
+    assert len(seen) > 40  # chunk by chunk, not one lump
+    assert [sent for sent, _ in seen] == sorted(sent for sent, _ in seen)
+    assert seen[-1][0] == total and bar.percentage == 1.0
