@@ -70,7 +70,7 @@ async def test_number_keys_and_palette_switch_areas() -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(console.app.screen, VoicesScreen)
-        assert column(console.app, 0) == ["mulberry", "muga"]
+        assert table(console.app).keys == ["mulberry", "muga"]
 
 
 async def test_filter_narrows_rows_and_escape_restores_them() -> None:
@@ -163,7 +163,7 @@ async def test_rate_limit_waits_retry_after_then_loads() -> None:
             await pilot.press(key)
             await settle(pilot)
         assert isinstance(console.app.screen, VoicesScreen)
-        assert column(console.app, 0) == ["mulberry", "muga"]
+        assert table(console.app).keys == ["mulberry", "muga"]
         waited = console.clock.now() - started
         assert timedelta(seconds=1) <= waited <= timedelta(seconds=61)
         assert any("rate_limited" in n.message for n in console.app._notifications)

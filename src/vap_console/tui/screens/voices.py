@@ -24,12 +24,11 @@ class VoicesScreen(ListScreen[VoiceEngine]):
     EMPTY = "This account offers no voice engines."
     COLUMNS = (
         Column("Engine", 20),
-        Column("Label", 20),
-        Column("Badge", 10),
-        Column("Default", 7),
-        Column("Disabled", 8),
-        Column("Phone calls", 11),
-        Column("Languages", 30),
+        # The badge and a disabled mark ride in the label's cell, leaving the languages room.
+        Column("Label", 28),
+        Column("Phone", 5),
+        Column("Voices", 6),
+        Column("Languages", 40),
     )
 
     def __init__(self) -> None:
@@ -45,12 +44,15 @@ class VoicesScreen(ListScreen[VoiceEngine]):
         return make_row(
             e.id,
             (
-                Text(e.id, style="bold" if e.id == self.default_model else ""),
-                e.label,
-                e.badge or "",
-                "★" if e.id == self.default_model else "",
-                fmt.yes_no(e.disabled),
+                Text(e.id + (" ★" if e.id == self.default_model else ""),
+                     style="bold" if e.id == self.default_model else ""),
+                Text.assemble(
+                    (e.label, "dim" if e.disabled else ""),
+                    (f" [{e.badge}]" if e.badge else "", "italic"),
+                    (" disabled" if e.disabled else "", "dim"),
+                ),
                 fmt.yes_no(e.phone_calls),
+                str(len(e.voices)) if e.voices else "styles",
                 ", ".join(lang.label for lang in e.languages),
             ),
         )
