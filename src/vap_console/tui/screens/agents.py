@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -61,6 +63,9 @@ class AgentsScreen(ListScreen[Agent]):
     def __init__(self) -> None:
         super().__init__()
         self.from_local_index = False
+        # Each repeats exactly the request that failed last (set as the request starts).
+        self.retry_webcall: Callable[[], object] | None = None
+        self.retry_delete: Callable[[], object] | None = None
 
     async def fetch(self, client: VapClient) -> list[Agent]:
         try:
@@ -111,12 +116,11 @@ class AgentsScreen(ListScreen[Agent]):
 
     @work(exclusive=True, group="webcall", exit_on_error=False)
     async def start_web_call(self, agent: Agent) -> None:
-        self._calling = agent
+        # Read by the app when this call fails: its banner's Retry calls this very agent again,
+        # whichever row is highlighted by then.
+        self.retry_webcall = partial(self.start_web_call, agent)
         session = await self.vap.call_api(lambda c: c.start_webcall(agent.ref))
         self.post_message(self.WebCallStarted(agent, session))
-
-    def retry_webcall(self) -> None:
-        self.start_web_call(self._calling)
 
     @on(WebCallStarted)
     def _show_call(self, message: WebCallStarted) -> None:
@@ -137,15 +141,12 @@ class AgentsScreen(ListScreen[Agent]):
 
     @work(exclusive=True, group="delete", exit_on_error=False)
     async def delete_agent(self, agent: Agent) -> None:
-        self._deleting = agent
+        self.retry_delete = partial(self.delete_agent, agent)
         await self.vap.call_api(lambda c: c.delete_agent(agent.ref))
         if self.vap.local_index is not None:
             self.vap.local_index.remove("agent", agent.id)
         self.notify(f"Deleted agent {label_of(agent)}. Its call history is kept.")
         self.vap.invalidate("agents", "numbers")
-
-    def retry_delete(self) -> None:
-        self.delete_agent(self._deleting)
 
     # --- add by id ---
 

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Input, Static
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from vap_console.api import errors
 from vap_console.tui.widgets.banner import Banner
@@ -39,6 +39,11 @@ class ForwardsWorkerFailures:
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.error is not None and event.worker.is_finished:
             self.app.worker_failed(event.worker, self)  # type: ignore[attr-defined]
+        elif event.state == WorkerState.SUCCESS:
+            self.worker_succeeded(event.worker)
+
+    def worker_succeeded(self, worker: Worker[Any]) -> None:
+        """Hook: a worker of this screen finished without error."""
 
 
 class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
@@ -179,6 +184,12 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def _state_retry(self) -> None:
         self.reload()
 
+    def worker_succeeded(self, worker: Worker[Any]) -> None:
+        # An action that worked makes an older failure's banner stale. A reload in the background
+        # is not the person's action: it leaves the banner alone (``r`` clears it itself).
+        if worker.group != "load":
+            self.banner().clear()
+
     # --- list interaction ---
 
     @property
@@ -201,6 +212,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.query_one("#list-count", Static).update(text, layout=False)
 
     def action_refresh(self) -> None:
+        self.banner().clear()
         self.reload()
 
     def action_filter(self) -> None:
@@ -212,6 +224,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.set_focus(box)
 
     def action_leave_filter(self) -> None:
+        self.banner().clear()
         box = self.query_one("#filter", Input)
         if box.value:
             box.value = ""

@@ -7,6 +7,8 @@ here; the detail pane is ``compose_detail`` (fields, then the Timeline of the hi
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -67,6 +69,7 @@ class NumbersScreen(ListScreen[Rental]):
         self.from_local_index = False
         # Remembered rental ids the server answered 404 for.
         self.missing = 0
+        self.retry_add: Callable[[], object] | None = None
 
     async def fetch(self, client: VapClient) -> list[Rental]:
         try:
@@ -194,15 +197,13 @@ class NumbersScreen(ListScreen[Rental]):
 
     @work(exclusive=True, group="add", exit_on_error=False)
     async def add_rental(self, rental_id: str) -> None:
-        self._last_add = rental_id
+        # Read by the app when this fails: Retry fetches this very id again.
+        self.retry_add = partial(self.add_rental, rental_id)
         rental = await self.vap.call_api(lambda c: c.get_rental(rental_id))
         if self.vap.local_index is not None:
             self.vap.local_index.add("rental", rental.id)
         self.notify(f"Added rental {rental.id}.")
         self.reload()
-
-    def retry_add(self) -> None:
-        self.add_rental(self._last_add)
 
     def action_rent_number(self) -> None:
         # The wizard opens the new rental's live screen itself; the list just picks it up.

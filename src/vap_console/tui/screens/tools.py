@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -50,6 +52,10 @@ class ToolsScreen(ListScreen[Tool]):
         Binding("n", "new_tool", "New tool", id="tools.new", tooltip="Create an HTTP tool"),
         Binding("d", "delete_tool", "Delete", id="tools.delete", tooltip="Delete the highlighted tool"),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.retry_delete: Callable[[], object] | None = None
 
     async def fetch(self, client: VapClient) -> list[Tool]:
         try:
@@ -126,6 +132,7 @@ class ToolsScreen(ListScreen[Tool]):
         if tool.builtin:
             self.banner().show(f"{tool.name}: {BUILTIN_NOTE}", info=True)
             return
+        self.banner().clear()  # a note about another tool must not sit above this one's confirm
 
         def confirmed(yes: bool | None) -> None:
             if yes:
@@ -141,12 +148,10 @@ class ToolsScreen(ListScreen[Tool]):
 
     @work(exclusive=True, group="delete", exit_on_error=False)
     async def delete_tool(self, tool: Tool) -> None:
-        self._deleting = tool
+        # Read by the app when this delete fails: Retry deletes this very tool again.
+        self.retry_delete = partial(self.delete_tool, tool)
         await self.vap.call_api(lambda c: c.delete_tool(tool.id))
         if self.vap.local_index is not None:
             self.vap.local_index.remove("tool", tool.id)
         self.notify(f"Deleted tool {tool.name}.")
         self.vap.invalidate("tools", "variables")
-
-    def retry_delete(self) -> None:
-        self.delete_tool(self._deleting)
