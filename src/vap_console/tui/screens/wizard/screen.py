@@ -215,7 +215,7 @@ class DocumentEntry(Vertical):
         status = self.query_one(f"#doc-{self.index}-path-error", Static)
         path_input = self.query_one(f"#doc-{self.index}-path", Input)
         text = self.path_text
-        if not text:
+        if not text and not problems:
             status.update("")
             status.set_classes("doc-file")
             return False
@@ -278,6 +278,8 @@ class RentalWizard(ModalScreen[Rental | None]):
     RentalWizard #wizard-nav Button { margin-left: 2; }
     RentalWizard #wizard-keys { width: 1fr; color: $text-muted; padding: 1 0 0 0; }
     RentalWizard #upload { margin: 1 0; }
+    /* auto, not Vertical's 1fr: the step's VerticalScroll must see every document to scroll to it */
+    RentalWizard #documents { height: auto; }
     """
 
     BINDINGS = [
@@ -522,6 +524,7 @@ class RentalWizard(ModalScreen[Rental | None]):
             return
         if not self._check_step(self.step):
             self.app.bell()
+            self._show_first_problem()
             return
         if self.step == "review":
             self._confirm_and_submit()
@@ -530,6 +533,34 @@ class RentalWizard(ModalScreen[Rental | None]):
         self.banner.clear()
         self._show_step(sequence[sequence.index(self.step) + 1])
         self._focus_first_input()
+
+    def _show_first_problem(self) -> None:
+        """Bring the first marked field of this step into view, focus it and name it in the banner."""
+        marked = [w for w in self.query_one(f"#step-{self.step}").query(Input) if w.has_class("-invalid")]
+        if not marked:
+            return
+        widget = marked[0]
+        entry = next((a for a in widget.ancestors if isinstance(a, DocumentEntry)), None)
+        status_id = f"{widget.id}-error"
+        found = self.query(f"#{status_id}")
+        status = found.first(Static) if found else None
+        problem = str(status.content).removeprefix("✖ ").strip() if status is not None else ""
+        if entry is not None:
+            title = entry.doc_type.label if entry.doc_type else f"Document {entry.index + 1}"
+            if widget.id and widget.id.endswith("-path"):
+                problem = f"file: {problem}"
+            problem = f"{title} — {problem}"
+        more = f" (and {len(marked) - 1} more marked below)" if len(marked) > 1 else ""
+        self._tell(f"Fix before going on: {problem or 'the marked field'}{more}")
+        widget.focus(scroll_visible=False)
+
+        def reveal() -> None:
+            # The error line sits under the field: show both, the field winning if they do not fit.
+            if status is not None:
+                self.scroll_to_widget(status, animate=False, immediate=True)
+            self.scroll_to_widget(widget, animate=False, immediate=True)
+
+        self.call_after_refresh(reveal)
 
     @on(Button.Pressed, "#wizard-back")
     def action_back(self) -> None:

@@ -1,0 +1,92 @@
+"""QA defects in the rental wizard, each driven as the user met it (Pilot on the sandbox)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from tests.e2e.documents import make_kyc_set
+from tests.tui.wizard_host import (
+    Host,
+    fast_schedule,
+    next_step,
+    set_value,
+    until,
+    wizard_of,
+)
+from vap_console.credentials import LocalIndex
+from vap_console.sandbox.clock import VirtualClock
+from vap_console.tui.screens.rental import RentalScreen
+
+
+@pytest.fixture(autouse=True)
+def fast_polls(monkeypatch):
+    monkeypatch.setattr(RentalScreen, "schedule_factory", fast_schedule)
+
+
+@pytest.fixture
+def make_host(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    make_kyc_set(tmp_path / "kyc")
+
+    def make(key: str = "sk_sandbox_agent", **kwargs) -> Host:
+        return Host(key=key, clock=VirtualClock(), index=LocalIndex("t", data_dir=tmp_path / "data"),
+                    docs_dir=Path("kyc"), **kwargs)
+
+    return make
+
+
+def on_screen(wizard, widget_id: str) -> bool:
+    """The widget is inside the visible part of the step it belongs to."""
+    step = wizard.query_one(f"#step-{wizard.step}")
+    return step.region.contains_region(wizard.query_one(f"#{widget_id}").region)
+
+
+async def to_documents(pilot, wizard) -> None:
+    set_value(wizard, "number", "912272401010")
+    await next_step(pilot, wizard, "requirements")
+    await next_step(pilot, wizard, "enduser")
+    set_value(wizard, "eu-name", "Acme Telecom Pvt Ltd")
+    await next_step(pilot, wizard, "documents")
+
+
+# --- defect 1: the Documents step scrolls to what is focused and to the first problem ---
+
+
+@pytest.mark.parametrize("size", [(120, 36), (100, 30)])
+async def test_documents_step_scrolls_to_the_focused_field_and_the_first_problem(make_host, size):
+    app = make_host()
+    async with app.run_test(size=size) as pilot:
+        wizard = wizard_of(app)
+        await to_documents(pilot, wizard)
+        assert not on_screen(wizard, "doc-2-field-pan")  # the third document starts below the edge
+        set_value(wizard, "doc-0-field-gstin", "29ABCDE1234F1Z5")
+        set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
+        set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
+        await pilot.pause()
+        # Next with the signatory's PAN and file missing: it names the first and shows it.
+        await pilot.press("pagedown")
+        await pilot.pause(0.1)
+        assert wizard.step == "documents"
+        assert app.screen.focused is wizard.query_one("#doc-2-field-pan", Input)
+        assert on_screen(wizard, "doc-2-field-pan") and on_screen(wizard, "doc-2-field-pan-error")
+        message = str(wizard.banner.message)
+        assert "Authorised signatory's ID" in message and "PAN: required" in message
+        # Tab from the top walks down the documents, each field scrolled into view as it is focused.
+        wizard.query_one("#doc-0-field-gstin", Input).focus()
+        await pilot.pause(0.1)
+        assert on_screen(wizard, "doc-0-field-gstin")
+        for _ in range(5):
+            await pilot.press("tab")
+            await pilot.pause(0.05)
+            assert on_screen(wizard, app.screen.focused.id)
+        await pilot.press(*"ABCDE1234F")
+        assert wizard.query_one("#doc-2-field-pan", Input).value == "ABCDE1234F"
+        # With the PAN typed, the next problem named is the missing file.
+        await pilot.press("pagedown")
+        await pilot.pause(0.1)
+        assert app.screen.focused is wizard.query_one("#doc-2-path", Input)
+        assert on_screen(wizard, "doc-2-path") and on_screen(wizard, "doc-2-path-error")
+        assert "file: a file is required" in str(wizard.banner.message)
