@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+import re
+
+import httpx
 
 from rich.console import Console
 from textual.widgets import Button, Static
@@ -13,6 +17,7 @@ from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.webcall import WebCallScreen
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.rows import RowTable
+from vap_console.tui.widgets.status_bar import StatusBar
 
 SIZE = (120, 36)
 
@@ -90,3 +95,82 @@ async def test_the_builtin_note_does_not_stay_above_the_next_confirm() -> None:
         await settle(pilot)
         assert isinstance(console.app.screen, ConfirmScreen)
         assert tools.query_one(Banner).message == ""
+
+
+# --- 4: a 429 is said on screen with its Retry-After counting down ---
+
+
+class HoldAfter429(httpx.AsyncBaseTransport):
+    """Passes requests through; once the server has answered 429, holds the next one until released."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.limited = False
+        self.release = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.limited:
+            await self.release.wait()
+        response = await self.inner.handle_async_request(request)
+        if response.status_code == 429:
+            self.limited = True
+        return response
+
+
+def status_line(app) -> str:  # noqa: ANN001
+    return str(app.screen.query_one(StatusBar).render())
+
+
+async def test_a_429_the_client_waits_out_shows_a_banner_naming_it() -> None:
+    held: list[HoldAfter429] = []
+    # The client's own retries (as `vap` makes it), not the app's: the wait QA saw as a silent "Loading…".
+    console = build_console(rate_limit=3, transport_wrapper=lambda t: held.append(HoldAfter429(t)) or held[-1])
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        await pilot.press("5")  # the fourth request of the minute
+        for _ in range(50):
+            await pilot.pause(0.02)
+            if held[0].limited:
+                break
+        await pilot.pause(0.05)
+        banner = console.app.screen.query_one(Banner)
+        assert "HTTP 429, rate_limited" in banner.message
+        assert re.search(r"Trying again in \d+ s \(Retry-After\)", banner.message)
+        assert "rate limited (429)" in status_line(console.app)
+        held[0].release.set()
+        await settle(pilot)
+        assert banner.message == ""
+        assert "online" in status_line(console.app)
+        assert table(console.app).row_count > 0
+
+
+async def test_the_429_banner_counts_down() -> None:
+    console = build_console(rate_limit=3, max_retries=0)
+    go = asyncio.Event()
+
+    async def held_sleep(seconds: float) -> None:
+        await go.wait()
+        console.clock.advance(seconds)
+
+    console.app.sleep = held_sleep
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in ("2", "3"):
+            await pilot.press(key)
+            await settle(pilot)
+        await pilot.press("4")
+        await pilot.pause(0.1)
+        banner = console.app.screen.query_one(Banner)
+        first = int(re.search(r"in (\d+) s", banner.message).group(1))
+        assert first > 20
+        console.clock.advance(20)
+        await pilot.pause(1.2)  # the countdown redraws every second
+        assert f"in {first - 20} s" in banner.message
+        go.set()
+        await settle(pilot)
+        assert banner.message == ""
+        assert table(console.app).keys == ["mulberry", "muga"]

@@ -156,7 +156,8 @@ class VapClient:
 
     Use as ``async with VapClient(url, key) as client: ...`` or call ``aclose()`` when done.
     ``transport`` replaces the network (httpx.MockTransport in tests); ``sleep`` replaces the
-    wait between retries (tests and the UI need not really wait).
+    wait between retries (tests and the UI need not really wait). ``on_wait``, when set, hears
+    about each wait before it starts (the failure and the seconds), so a UI can say why it waits.
     """
 
     def __init__(
@@ -187,6 +188,7 @@ class VapClient:
         self.backoff_base = backoff_base
         self.retry_after_cap = retry_after_cap
         self._sleep = sleep
+        self.on_wait: Callable[[errors.ApiError, float], None] | None = None
         self._random = random.Random()
         _install_log_scrubber()
         self._http = httpx.AsyncClient(
@@ -444,6 +446,8 @@ class VapClient:
                 attempt += 1
                 log.info("%s %s failed (%s); retry %d of %d in %.2f s", method, path,
                          failure.code, attempt, self.max_retries, delay)
+                if self.on_wait is not None:
+                    self.on_wait(failure, delay)
                 await self._sleep(delay)
                 continue
             raise failure

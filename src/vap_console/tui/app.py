@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import math
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual.app import App
@@ -62,6 +63,7 @@ PROFILES_MODULE = "vap_console.tui.screens.profiles"
 # Waiting longer than this for a 429 is worse than showing the error and a Retry.
 MAX_RATE_LIMIT_WAIT = 60.0
 MAX_RATE_LIMIT_RETRIES = 3
+RATE_LIMIT_BANNER = "HTTP 429, rate_limited"
 
 
 class VapApp(App[int]):
@@ -87,7 +89,7 @@ class VapApp(App[int]):
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt", tooltip="Leave the console"),
     ]
 
-    # connecting | online | offline | rejected — shown in every screen's status line.
+    # connecting | online | offline | rejected | limited (a 429 waited out) — shown in every screen's status line.
     connection = reactive("connecting")
 
     def __init__(
@@ -122,6 +124,10 @@ class VapApp(App[int]):
         self.tool_names: dict[str, str] = {}
         # How the app waits out a 429; tests swap in one that advances a virtual clock.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        # While a 429 is waited out: when the next attempt goes, and the timer redrawing the banner.
+        self._limited_until: datetime | None = None
+        self._limited_timer: Any = None
+        self._limited_banner: Banner | None = None
 
     # --- the contract ---
 
@@ -138,6 +144,7 @@ class VapApp(App[int]):
 
     async def on_mount(self) -> None:
         self._client = await self._exit_stack.enter_async_context(self._client_factory())
+        self._client.on_wait = self._client_waits
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         else:
@@ -174,6 +181,7 @@ class VapApp(App[int]):
         factory = lambda: VapClient(base_url, key)  # noqa: E731
         stack = AsyncExitStack()
         client = await stack.enter_async_context(factory())
+        client.on_wait = self._client_waits
         old_stack, self._exit_stack = self._exit_stack, stack
         self._client_factory, self._client = factory, client
         self.profile_name, self.base_url = credentials.profile, base_url
@@ -242,24 +250,80 @@ class VapApp(App[int]):
             except errors.RateLimited as err:
                 attempts += 1
                 if attempts > MAX_RATE_LIMIT_RETRIES:
+                    self._rate_limit_over()
                     raise
                 wait = min(err.retry_after if err.retry_after is not None else 1.0, MAX_RATE_LIMIT_WAIT)
-                self.notify(
-                    f"The key's request budget is spent (rate_limited); retrying in {wait:g} s.",
-                    title="HTTP 429",
-                    severity="warning",
-                    timeout=max(wait, 3),
-                )
+                self.rate_limited(wait)
                 await self.sleep(wait)
                 continue
             except (errors.ConnectionFailed, errors.TimedOut):
+                self._rate_limit_over()
                 self.connection = "offline"
                 raise
             except errors.Unauthorized:
+                self._rate_limit_over()
                 self.connection = "rejected"
                 raise
+            except BaseException:
+                self._rate_limit_over()
+                raise
+            self._rate_limit_over()
             self.connection = "online"
             return result
+
+    # --- 429: said on screen, with a countdown, for as long as it is waited out ---
+
+    def _client_waits(self, failure: errors.ApiError, seconds: float) -> None:
+        # The client waits out a 429 itself before giving up: the person must see that wait too.
+        if isinstance(failure, errors.RateLimited):
+            self.rate_limited(seconds)
+
+    def rate_limited(self, seconds: float) -> None:
+        """A 429 is being waited out: a banner names it and counts Retry-After down."""
+        self._limited_until = self.now() + timedelta(seconds=seconds)
+        self.connection = "limited"
+        if self._limited_timer is None:
+            self._limited_timer = self.set_interval(1, self._show_rate_limit)
+        self._show_rate_limit(first=True)
+
+    def _limit_banner(self) -> Banner | None:
+        from vap_console.tui.screens.base import ListScreen
+
+        # Only the area screens: dialogs and the wizard say their own waits in their own words.
+        screen = self.screen
+        return screen.query_one(Banner) if isinstance(screen, ListScreen) else None
+
+    def _show_rate_limit(self, first: bool = False) -> None:
+        if self._limited_until is None:
+            return
+        left = max(0, math.ceil((self._limited_until - self.now()).total_seconds()))
+        message = (f"{RATE_LIMIT_BANNER}: this key's request budget is spent. "
+                   f"Trying again in {left} s (Retry-After).")
+        banner = self._limit_banner()
+        if banner is not self._limited_banner:
+            self._clear_limit_banner()  # the person moved on to another screen
+            self._limited_banner = banner
+        if banner is not None:
+            banner.show(message, info=True)
+        elif first:
+            self.notify(message, title="HTTP 429", severity="warning", timeout=3)
+
+    def _rate_limit_over(self) -> None:
+        if self._limited_until is None:
+            return
+        self._limited_until = None
+        if self._limited_timer is not None:
+            self._limited_timer.stop()
+            self._limited_timer = None
+        if self.connection == "limited":
+            self.connection = "online"
+        self._clear_limit_banner()
+        self._limited_banner = None
+
+    def _clear_limit_banner(self) -> None:
+        banner = self._limited_banner
+        if banner is not None and banner.is_attached and banner.message.startswith(RATE_LIMIT_BANNER):
+            banner.clear()
 
     def worker_failed(self, worker: Worker[Any], node: Any) -> None:
         """The one place a failed worker is reported. Screens forward their worker events here."""

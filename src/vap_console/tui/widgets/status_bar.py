@@ -13,6 +13,7 @@ CONNECTION_STYLES = {
     "online": ("● online", "green"),
     "offline": ("● offline", "red"),
     "rejected": ("● key rejected", "red"),
+    "limited": ("● rate limited (429)", "yellow"),
 }
 
 
