@@ -79,6 +79,18 @@ class Tmux:
         self._tmux("send-keys", "-t", "e2e", "-l", text)
         time.sleep(0.1)
 
+    def field(self, text: str) -> None:
+        """Type into the focused field, then Enter to the next one.
+
+        Enter moves the focus through a message, so keys sent right behind it could still reach
+        the old field: wait until the value shows, and give the focus time to move.
+        """
+        if text:
+            self.type(text)
+            self.wait_for(text)
+        self.keys("Enter")
+        time.sleep(0.4)
+
     def screen(self) -> str:
         return self._tmux("capture-pane", "-p", "-t", "e2e")
 
@@ -147,19 +159,18 @@ def test_full_rental_in_the_real_console(tmux, tmp_path):
     tmux.wait_for("The business renting the number")
     # Enter moves to the next field.
     for value in ("Acme Telecom Pvt Ltd", "ops@acme.example", "12 MG Road"):
-        tmux.type(value)
-        tmux.keys("Enter")
+        tmux.field(value)
     tmux.keys("NPage")
     tmux.wait_for("One file per document type")
     for value in ("29ABCDE1234F1Z5", "kyc/incorporation.pdf", "kyc/electricity-bill.pdf",
                   "ABCDE1234F", "", "kyc/pan-card.png"):
-        if value:
-            tmux.type(value)
-        tmux.keys("Enter")
-    tmux.wait_for("✔ incorporation.pdf")
+        tmux.field(value)
     tmux.keys("NPage")
     screen = tmux.wait_for("Charged to the wallet now")
-    assert "file pan-card.png" in screen and "· png" in screen and "Acme Telecom Pvt Ltd" in screen
+    assert "file pan-card.png" in screen and "· png" in screen
+    for line in ("Legal name            Acme Telecom Pvt Ltd", "Email                 ops@acme.example",
+                 "gstin: 29ABCDE1234F1Z5", "pan: ABCDE1234F"):
+        assert line in screen, screen
     tmux.keys("NPage")
     tmux.wait_for("This charges ₹", "Charge the wallet and rent")
     # The safe answer has the focus; Tab reaches the charge button.
