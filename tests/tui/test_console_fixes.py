@@ -174,3 +174,37 @@ async def test_the_429_banner_counts_down() -> None:
         await settle(pilot)
         assert banner.message == ""
         assert table(console.app).keys == ["mulberry", "muga"]
+
+
+# --- 8: columns and the detail pane use the width there is; long values wrap, ids whole ---
+
+
+def shown_rows(app) -> list[str]:  # noqa: ANN001
+    rows = table(app)
+    return [rows.render_line(y).text for y in range(1, rows.row_count + 1)]
+
+
+async def test_a_wide_terminal_shows_whole_urls_and_a_wider_detail() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        urls = [t.config["url"] for t in (console.account.tools[k] for k in table(console.app).keys)]
+        for line, url in zip(shown_rows(console.app), urls):
+            assert url in line
+        assert console.app.screen.query_one("#detail-pane").outer_size.width > 46
+
+
+async def test_ids_in_the_detail_are_never_cut() -> None:
+    console = build_console(start_screen="agents")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = console.app.screen.query_one("#detail", Static)
+        text = plain(detail, width=detail.content_region.width)
+        assert "…" not in text
+        agent = table(console.app).cursor_key
+        assert agent in "".join(line.strip() for line in text.splitlines())
+    console = build_console(start_screen="agents")
+    async with console.app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        detail = console.app.screen.query_one("#detail", Static)
+        assert table(console.app).cursor_key in plain(detail, width=detail.content_region.width)

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 def fields_table(rows: list[tuple[str, object]]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
-    table.add_column()
+    # Values wrap, and a long word (an id, a URL) folds onto the next line rather than being cut.
+    table.add_column(overflow="fold")
     for name, value in rows:
         table.add_row(name, value if isinstance(value, Text) else fmt.text(value))
     return table

@@ -29,7 +29,8 @@ Cell = str | Text
 @dataclass(frozen=True)
 class Column:
     label: str
-    # Widest the column grows to; the last column takes whatever width is left.
+    # Widest the column grows to while other columns need the room; beyond that, spare width
+    # goes to the columns this cap cut short, then the last column takes what is left.
     max_width: int = 40
     min_width: int = 4
 
@@ -210,6 +211,14 @@ class RowTable(ScrollView, can_focus=True):
                 break
             widths[n] -= 1
             spare += 1
+        # Room left: first to the columns their cap cut short, so no text is cut beside blank space.
+        for i, natural in enumerate(self._natural):
+            if spare <= 0:
+                break
+            grow = min(spare, natural - widths[i])
+            if grow > 0:
+                widths[i] += grow
+                spare -= grow
         if widths and spare > 0:
             widths[-1] += spare
         self._widths = widths
