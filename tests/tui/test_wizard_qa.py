@@ -8,6 +8,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.e2e.documents import make_kyc_set
+from tests.tui.console_scenes import build_console
 from tests.tui.wizard_host import (
     Host,
     fast_schedule,
@@ -18,7 +19,11 @@ from tests.tui.wizard_host import (
 )
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.clock import VirtualClock
+from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.screens.wizard import RentalWizard
+from vap_console.tui.screens.wizard.dialogs import Confirm
+from vap_console.tui.widgets.rows import RowTable
 
 
 @pytest.fixture(autouse=True)
@@ -90,3 +95,49 @@ async def test_documents_step_scrolls_to_the_focused_field_and_the_first_problem
         assert app.screen.focused is wizard.query_one("#doc-2-path", Input)
         assert on_screen(wizard, "doc-2-path") and on_screen(wizard, "doc-2-path-error")
         assert "file: a file is required" in str(wizard.banner.message)
+
+
+# --- defect 2: quitting the console with unsent wizard input asks first ---
+
+
+async def open_console_wizard(pilot, app) -> RentalWizard:
+    await until(pilot, lambda: isinstance(app.screen, NumbersScreen)
+                and app.screen.query_one(RowTable).row_count > 0)
+    await pilot.press("n")
+    await until(pilot, lambda: isinstance(app.screen, RentalWizard))
+    return wizard_of(app)
+
+
+async def test_ctrl_c_with_unsent_wizard_input_asks_before_quitting():
+    app = build_console().app
+    exits: list[object] = []
+    app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = await open_console_wizard(pilot, app)
+        await pilot.click("#number")
+        await pilot.press(*"912272401010")
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        assert exits == []
+        assert "has not been sent" in str(app.screen.query_one("#confirm-text").content)
+        await pilot.click("#confirm-no")  # Stay
+        await until(pilot, lambda: app.screen is wizard)
+        assert wizard.query_one("#number", Input).value == "912272401010"
+        assert exits == []
+        # Asked again; a second ctrl+c while asked means it.
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        assert exits == []
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: exits)
+
+
+async def test_ctrl_c_in_an_untouched_wizard_quits_at_once():
+    app = build_console().app
+    exits: list[object] = []
+    app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_console_wizard(pilot, app)
+        await pilot.press("ctrl+c")
+        await until(pilot, lambda: exits)
+        assert not isinstance(app.screen, Confirm)

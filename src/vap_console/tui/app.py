@@ -124,6 +124,7 @@ class VapApp(App[int]):
         self.tool_names: dict[str, str] = {}
         # How the app waits out a 429; tests swap in one that advances a virtual clock.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        self._quit_question: Any = None  # the "quit and lose what was typed?" dialog while it is open
         # While a 429 is waited out: when the next attempt goes, and the timer redrawing the banner.
         self._limited_until: datetime | None = None
         self._limited_timer: Any = None
@@ -231,6 +232,29 @@ class VapApp(App[int]):
         if isinstance(self.screen, KeysHelpScreen):
             return
         self.push_screen(KeysHelpScreen(self.screen))
+
+    async def action_quit(self) -> None:
+        """q and ctrl+c: leave, but ask first while a form (the rental wizard…) holds unsent input."""
+        if self._quit_question is not None and self.screen is self._quit_question:
+            self.exit()  # asked already: pressing quit again means it
+            return
+        unsent = [s for s in self.screen_stack if callable(getattr(s, "is_dirty", None)) and s.is_dirty()]
+        if not unsent:
+            self.exit()
+            return
+        from vap_console.tui.screens.wizard.dialogs import Confirm
+
+        def answered(leave: bool | None) -> None:
+            self._quit_question = None
+            if leave:
+                self.exit()
+
+        self._quit_question = Confirm(
+            "Quit the console? What you typed has not been sent and will be lost.\n\n"
+            "Stay keeps it; press ctrl+c again to quit anyway.",
+            yes="Quit and discard", no="Stay",
+        )
+        self.push_screen(self._quit_question, answered)
 
     def invalidate(self, *areas: str) -> None:
         """Data of these areas changed: reload the one on screen now, the others when shown."""
