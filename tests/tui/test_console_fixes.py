@@ -208,3 +208,34 @@ async def test_ids_in_the_detail_are_never_cut() -> None:
         await settle(pilot)
         detail = console.app.screen.query_one("#detail", Static)
         assert table(console.app).cursor_key in plain(detail, width=detail.content_region.width)
+
+
+# --- 5: the Profiles screen lets the area keys and the palette take you away ---
+
+
+async def test_area_keys_and_the_palette_leave_profiles() -> None:
+    from vap_console.tui.screens.numbers import NumbersScreen
+    from vap_console.tui.screens.profiles import ProfilesScreen
+    from vap_console.tui.screens.tools import ToolsScreen
+
+    console = build_console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("7")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ProfilesScreen)
+        await pilot.press("1")  # the area it was opened from
+        await settle(pilot)
+        assert isinstance(console.app.screen, NumbersScreen)
+        await pilot.press("7")
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Go to Tools")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ToolsScreen)
+        await pilot.press("1")  # Profiles does not wait on top of Numbers
+        await settle(pilot)
+        assert isinstance(console.app.screen, NumbersScreen)

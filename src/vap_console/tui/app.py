@@ -212,9 +212,17 @@ class VapApp(App[int]):
 
     # --- areas ---
 
-    def action_area(self, mode: str) -> None:
-        if mode in self.MODES and self.current_mode != mode:
-            self.switch_mode(mode)
+    async def action_area(self, mode: str) -> None:
+        if mode not in self.MODES:
+            return
+        if self.profiles_available:
+            module = importlib.import_module(PROFILES_MODULE)
+            if isinstance(self.screen, module.ProfilesScreen):
+                # Profiles sits on top of the area it was opened from: going to an area leaves it,
+                # the area it covered included, and it does not wait there to reappear.
+                await self.pop_screen()
+        if self.current_mode != mode:
+            await self.switch_mode(mode)
 
     @property
     def profiles_available(self) -> bool:
