@@ -239,3 +239,48 @@ async def test_area_keys_and_the_palette_leave_profiles() -> None:
         await pilot.press("1")  # Profiles does not wait on top of Numbers
         await settle(pilot)
         assert isinstance(console.app.screen, NumbersScreen)
+
+
+# --- 6: the Numbers list follows a rental that went live ---
+
+
+async def test_numbers_list_shows_the_status_the_rental_screen_saw() -> None:
+    from datetime import timedelta
+
+    from vap_console.tui.screens.numbers import NumbersScreen
+    from vap_console.sandbox.rentals import Milestone
+    from vap_console.tui.screens.rental import RentalScreen
+
+    console = build_console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows = table(console.app)
+        assert rows.row_text(0)[0] == "kyc_submitted"
+        rental_id = rows.keys[0]
+        await pilot.press("enter")
+        for _ in range(50):  # not settle(): the rental screen's polling worker runs on
+            await pilot.pause(0.02)
+            if isinstance(console.app.screen, RentalScreen):
+                break
+        screen = console.app.screen
+        assert isinstance(screen, RentalScreen)
+        # The carrier decides and the number is bought, on the server, while the screen is open.
+        record = console.account.rentals[rental_id]
+        now = console.clock.now()
+        record.milestones += [Milestone(now + timedelta(minutes=m), kind, {}) for m, kind in
+                              ((1, "kyc_accepted"), (2, "purchasing"), (3, "purchased"), (4, "active"))]
+        console.clock.advance(300)
+        await pilot.press("r")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if screen.rental is not None and screen.rental.status == "active":
+                break
+        assert screen.rental.status == "active"
+        await pilot.press("escape")
+        for _ in range(50):
+            await pilot.pause(0.02)
+            rows = table(console.app)
+            if rows.row_text(rows.keys.index(rental_id))[0] == "active":
+                break
+        assert isinstance(console.app.screen, NumbersScreen)
+        assert rows.row_text(rows.keys.index(rental_id))[0] == "active"

@@ -197,7 +197,10 @@ def _set_connection(app: App[Any], state: str) -> None:
 
 
 def announce(app: App[Any], rental: Rental) -> None:
-    """Bell and toast for a status change."""
+    """Bell and toast for a status change; the Numbers list, which shows the status too, reloads."""
+    invalidate = getattr(app, "invalidate", None)
+    if invalidate is not None:
+        invalidate("numbers")  # now if it is on screen, else when next shown
     message, severity = status_toast(rental)
     app.bell()
     app.notify(message, title="Rental status", severity=severity, timeout=8)  # type: ignore[arg-type]
