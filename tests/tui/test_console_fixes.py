@@ -284,3 +284,69 @@ async def test_numbers_list_shows_the_status_the_rental_screen_saw() -> None:
                 break
         assert isinstance(console.app.screen, NumbersScreen)
         assert rows.row_text(rows.keys.index(rental_id))[0] == "active"
+
+
+# --- 9: add by id checks the id and keeps the dialog (and the id) on a problem ---
+
+
+async def type_id(pilot, value: str) -> None:  # noqa: ANN001
+    from textual.widgets import Input
+
+    box = pilot.app.screen.query_one("#id-input", Input)
+    box.value = ""
+    await pilot.press(*value, "enter")
+    await settle(pilot)
+
+
+def id_error(app) -> str:  # noqa: ANN001
+    from vap_console.tui.widgets.field_error import FieldError
+
+    return app.screen.query_one("#id-error", FieldError).message
+
+
+async def test_add_agent_by_id_says_what_is_wrong_and_keeps_the_id() -> None:
+    from textual.widgets import Input
+
+    from vap_console.tui.screens.prompt_id import PromptIdScreen
+
+    console = build_console(start_screen="agents")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        await type_id(pilot, "ua_zzz")
+        assert isinstance(console.app.screen, PromptIdScreen)
+        assert "no agent with this id or ua_ handle" in id_error(console.app)
+        assert console.app.screen.query_one("#id-input", Input).value == "ua_zzz"
+        await type_id(pilot, "Kabir")
+        assert "uuid or ua_" in id_error(console.app)
+        kabir = console.account.agents[agent_id(console, "Kabir")]
+        await type_id(pilot, f"ua_{kabir.handle}" if not kabir.handle.startswith("ua_") else kabir.handle)
+        assert isinstance(console.app.screen, AgentsScreen)
+        assert table(console.app).cursor_key == kabir.id
+
+
+async def test_add_rental_by_id_checks_the_uuid_and_a_404_stays_in_the_dialog() -> None:
+    from textual.widgets import Input
+
+    from vap_console.tui.screens.numbers import NumbersScreen
+    from vap_console.tui.screens.prompt_id import PromptIdScreen
+
+    console = build_console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        known = table(console.app).keys[-1]
+        await pilot.press("a")
+        await settle(pilot)
+        await type_id(pilot, "not-a-uuid")
+        assert isinstance(console.app.screen, PromptIdScreen)
+        assert "a rental id is a uuid" in id_error(console.app)
+        missing = "0b6c1f7e-3d2a-4c5b-9e8f-1a2b3c4d5e6f"
+        await type_id(pilot, missing)
+        assert isinstance(console.app.screen, PromptIdScreen)
+        assert "404" in id_error(console.app)
+        assert console.app.screen.query_one("#id-input", Input).value == missing
+        await type_id(pilot, known)
+        assert isinstance(console.app.screen, NumbersScreen)
+        assert table(console.app).cursor_key == known
+        assert console.app.screen.query_one(Banner).message == ""

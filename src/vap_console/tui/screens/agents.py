@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -11,6 +12,7 @@ from rich.text import Text
 from textual import on, work
 from textual.binding import Binding
 from textual.message import Message
+from textual.validation import Function
 from textual.widgets import Static
 
 from vap_console.api import errors
@@ -18,7 +20,7 @@ from vap_console.api.models import Agent, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
-from vap_console.tui.screens.numbers import fields_table
+from vap_console.tui.screens.numbers import fields_table, is_uuid
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.webcall import WebCallScreen
 from vap_console.tui.widgets.rows import Column, Row, make_row
@@ -30,6 +32,11 @@ DELETE_NOTE = (
     "Its call history is kept. A phone number connected to it is detached "
     "and stops answering with this agent."
 )
+
+
+def is_agent_ref(value: str) -> bool:
+    value = value.strip()
+    return is_uuid(value) or bool(re.fullmatch(r"ua_[A-Za-z0-9]+", value))
 
 
 def label_of(agent: Agent) -> str:
@@ -151,14 +158,31 @@ class AgentsScreen(ListScreen[Agent]):
     # --- add by id ---
 
     def action_add_agent(self) -> None:
-        def added(ref: str | None) -> None:
-            if ref and self.vap.local_index is not None:
-                self.vap.local_index.add("agent", ref)
-                self.vap.invalidate("agents")
+        async def check(ref: str) -> str | None:
+            # The spec has no GET for one agent: the account's list is what can confirm it.
+            try:
+                page = await self.vap.call_api(lambda c: c.list_agents())
+            except errors.NotSupported:
+                return ref  # this server cannot list agents: remembered as typed, unchecked
+            for agent in page.items:
+                if ref in (agent.id, agent.ref, agent.handle):
+                    return agent.id
+            raise LookupError("no agent with this id or ua_ handle on this account")
+
+        def added(agent_id: str | None) -> None:
+            if not agent_id:
+                return
+            if self.vap.local_index is not None:
+                self.vap.local_index.add("agent", agent_id)
+            known = self.items.get(agent_id)
+            self.notify(f"Agent {label_of(known)} is on the list." if known else f"Added agent {agent_id}.")
+            self.select_after_load = agent_id
+            self.vap.invalidate("agents")
 
         self.app.push_screen(
             PromptIdScreen("Add an agent by id", "Agent id or ua_ handle",
-                           "Remembered for this profile, for servers that cannot list agents."),
+                           "Remembered for this profile, for servers that cannot list agents.",
+                           rule=Function(is_agent_ref, "an agent id is a uuid or ua_ followed by its handle"),
+                           check=check),
             added,
         )
-

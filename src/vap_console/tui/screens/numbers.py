@@ -7,16 +7,16 @@ here; the detail pane is ``compose_detail`` (fields, then the Timeline of the hi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from functools import partial
+import uuid
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.validation import Function
 from textual.widgets import Static
 
 from vap_console.api import errors
@@ -31,6 +31,14 @@ from vap_console.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
+
+def is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value.strip())
+    except ValueError:
+        return False
+    return True
+
 
 def fields_table(rows: list[tuple[str, object]]) -> Table:
     table = Table.grid(padding=(0, 2))
@@ -70,7 +78,6 @@ class NumbersScreen(ListScreen[Rental]):
         self.from_local_index = False
         # Remembered rental ids the server answered 404 for.
         self.missing = 0
-        self.retry_add: Callable[[], object] | None = None
 
     async def fetch(self, client: VapClient) -> list[Rental]:
         try:
@@ -187,24 +194,26 @@ class NumbersScreen(ListScreen[Rental]):
     # --- actions ---
 
     def action_add_rental(self) -> None:
+        async def check(rental_id: str) -> str:
+            # Fetched inside the dialog: a 404 lands under the field and the typed id stays.
+            rental = await self.vap.call_api(lambda c: c.get_rental(rental_id))
+            return rental.id
+
         def added(rental_id: str | None) -> None:
-            if rental_id:
-                self.add_rental(rental_id)
+            if not rental_id:
+                return
+            if self.vap.local_index is not None:
+                self.vap.local_index.add("rental", rental_id)
+            self.notify(f"Added rental {rental_id}.")
+            self.select_after_load = rental_id
+            self.reload()
 
         self.app.push_screen(
-            PromptIdScreen("Add a rental by id", "Rental id (uuid)", "The rental is fetched and remembered for this profile."),
+            PromptIdScreen("Add a rental by id", "Rental id (uuid)", "The rental is fetched and remembered for this profile.",
+                           rule=Function(is_uuid, "a rental id is a uuid, e.g. 0b6c1f7e-3d2a-4c5b-9e8f-1a2b3c4d5e6f"),
+                           check=check),
             added,
         )
-
-    @work(exclusive=True, group="add", exit_on_error=False)
-    async def add_rental(self, rental_id: str) -> None:
-        # Read by the app when this fails: Retry fetches this very id again.
-        self.retry_add = partial(self.add_rental, rental_id)
-        rental = await self.vap.call_api(lambda c: c.get_rental(rental_id))
-        if self.vap.local_index is not None:
-            self.vap.local_index.add("rental", rental.id)
-        self.notify(f"Added rental {rental.id}.")
-        self.reload()
 
     def action_rent_number(self) -> None:
         # The wizard opens the new rental's live screen itself; the list just picks it up.
