@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from textual.widgets import Input
 
 from tests.e2e.documents import make_kyc_set
@@ -19,6 +20,7 @@ from tests.tui.wizard_host import (
 )
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.clock import VirtualClock
+from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.wizard import RentalWizard
@@ -141,3 +143,29 @@ async def test_ctrl_c_in_an_untouched_wizard_quits_at_once():
         await pilot.press("ctrl+c")
         await until(pilot, lambda: exits)
         assert not isinstance(app.screen, Confirm)
+
+
+# --- defect 10: the wizard's keys can be found ---
+
+
+async def test_question_mark_in_a_field_shows_the_wizards_keys_and_enter_on_the_number_goes_on(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        assert "? keys" in str(wizard.query_one("#wizard-keys").content)
+        await pilot.click("#number")
+        await pilot.press(*"912272401010", "?")
+        await until(pilot, lambda: isinstance(app.screen, KeysHelpScreen))
+        table = app.screen.query_one("#keys-help VerticalScroll Static").content
+        console = Console(width=110, record=True)
+        console.print(table)
+        shown = console.export_text()
+        for key, does in (("pgdn", "go to the next one"), ("pgup", "previous step"), ("esc", "Leave the wizard")):
+            assert any(line.strip().startswith(key) and does in line for line in shown.splitlines()), shown
+        assert "Delete character left" not in shown  # the field's editing keys are not the wizard's
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is wizard)
+        number = wizard.query_one("#number", Input)
+        assert number.value == "912272401010" and app.screen.focused is number
+        await pilot.press("enter")
+        await until(pilot, lambda: wizard.step == "requirements")

@@ -135,10 +135,17 @@ class OutcomeChecked(Message):
 # --- pieces of the form ---
 
 
+class Field(Input):
+    """A wizard input that leaves "?" to the wizard's key list: no value it takes contains one."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character != "?" and super().check_consume_key(key, character)
+
+
 def field(label: str, input_id: str, *, validators: list | None = None, placeholder: str = "",
           value: str = "") -> ComposeResult:
     yield Label(label, classes="field-label", markup=False)
-    yield Input(value, id=input_id, placeholder=placeholder, validators=validators or [],
+    yield Field(value, id=input_id, placeholder=placeholder, validators=validators or [],
                 validate_on=["changed", "submitted"])
     yield Static("", id=f"{input_id}-error", classes="field-error", markup=False)
 
@@ -189,7 +196,7 @@ class DocumentEntry(Vertical):
                                  placeholder=data_field.description or "")
         yield Label("File (PDF, JPEG or PNG, at most 5 MB)", classes="field-label")
         with Horizontal():
-            yield Input(id=f"{prefix}-path", placeholder="path to the file, or Browse…")
+            yield Field(id=f"{prefix}-path", placeholder="path to the file, or Browse…")
             yield Button("Browse…", id=f"{prefix}-browse", classes="doc-browse")
         yield Static("", id=f"{prefix}-path-error", classes="doc-file", markup=False)
 
@@ -258,6 +265,8 @@ class StepIndicator(Static):
 class RentalWizard(ModalScreen[Rental | None]):
     """Rent a number. Dismisses with the created Rental (after opening its screen) or None."""
 
+    LABEL = "Rent a number"
+
     DEFAULT_CSS = """
     RentalWizard { align: center middle; }
     RentalWizard #wizard {
@@ -289,6 +298,9 @@ class RentalWizard(ModalScreen[Rental | None]):
                 tooltip="Check this step and go to the next one"),
         Binding("pageup", "back", "Back", priority=True, id="wizard.back",
                 tooltip="Go to the previous step; nothing typed is lost"),
+        # Priority, and the wizard's fields leave "?" alone (Field), so it works from inside a field.
+        Binding("question_mark,f1", "keys", "Keys", priority=True, id="wizard.keys",
+                tooltip="Show the wizard's keys"),
     ]
 
     def __init__(self, *, country_iso: str = "IN", number_type: str = NumberType.LOCAL,
@@ -369,7 +381,7 @@ class RentalWizard(ModalScreen[Rental | None]):
                     yield ProgressBar(total=100, show_eta=False, id="upload")
                     yield Static("", id="submit-detail", classes="hint", markup=False)
             with Horizontal(id="wizard-nav"):
-                yield Static("PgDn next · PgUp back · Enter next field · Esc close", id="wizard-keys")
+                yield Static("PgDn next · PgUp back · Esc close · ? keys", id="wizard-keys")
                 yield Button("Cancel", id="wizard-cancel")
                 yield Button("Back", id="wizard-back")
                 yield Button("Next", id="wizard-next", variant="primary")
@@ -591,11 +603,27 @@ class RentalWizard(ModalScreen[Rental | None]):
         if event.input.id in ("pattern", "city"):
             self._search()
             return
+        if event.input.id == "number":
+            self.action_next()  # the number is all this step needs
+            return
         inputs = list(self.query_one(f"#step-{self.step}").query(Input))
         if event.input in inputs and inputs.index(event.input) + 1 < len(inputs):
             inputs[inputs.index(event.input) + 1].focus()
         else:
             self.query_one("#wizard-next", Button).focus()
+
+    def action_keys(self) -> None:
+        """The wizard's own keys, not the editing keys of the field that has the focus."""
+        from vap_console.tui.screens.keys_help import KeysHelpScreen
+
+        focused = self.focused
+        self.set_focus(None)
+
+        def back(_: object = None) -> None:
+            if focused is not None and focused.is_attached:
+                focused.focus()
+
+        self.app.push_screen(KeysHelpScreen(self), back)
 
     @on(Button.Pressed, "#wizard-cancel")
     def action_leave(self) -> None:
