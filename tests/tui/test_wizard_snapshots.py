@@ -187,3 +187,24 @@ def test_snapshot_error_not_configured(snap_compare, make_host):
         await settle(pilot)
 
     assert snap_compare(make_host("sk_sandbox_notelephony"), terminal_size=SIZE, run_before=run)
+
+
+def test_snapshot_documents_on_a_server_without_the_extensions(snap_compare, make_host):
+    from tests.tui.test_wizard import without_extensions
+
+    app = make_host()
+    app.spy.inner = without_extensions(app.spy.inner)
+
+    async def run(pilot):
+        wizard = wizard_of(pilot.app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await next_step(pilot, wizard, "enduser")
+        await fill_end_user(pilot, wizard)
+        await next_step(pilot, wizard, "documents")
+        set_value(wizard, "doc-0-type", "business_registration")
+        set_value(wizard, "doc-0-data", "gstin=29ABCDE1234F1Z5")
+        set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run)
