@@ -350,3 +350,41 @@ async def test_add_rental_by_id_checks_the_uuid_and_a_404_stays_in_the_dialog() 
         assert isinstance(console.app.screen, NumbersScreen)
         assert table(console.app).cursor_key == known
         assert console.app.screen.query_one(Banner).message == ""
+
+
+# --- 17: a list that could not connect tries again once the server answers ---
+
+
+async def test_could_not_connect_goes_once_the_server_answers_elsewhere() -> None:
+    from vap_console.tui.screens.tools import ToolsScreen
+    from vap_console.tui.widgets.list_state import ListState
+
+    class Flaky(httpx.AsyncBaseTransport):
+        def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+            self.inner = inner
+            self.down = False
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            if self.down:
+                raise httpx.ConnectError("connection refused", request=request)
+            return await self.inner.handle_async_request(request)
+
+    wrapped: list[Flaky] = []
+    console = build_console(start_screen="tools", transport_wrapper=lambda t: wrapped.append(Flaky(t)) or wrapped[-1])
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        wrapped[0].down = True
+        await pilot.press("r")
+        await settle(pilot)
+        tools = console.app.screen
+        assert isinstance(tools, ToolsScreen)
+        assert tools.query_one(ListState).kind == "error"
+        wrapped[0].down = False
+        await pilot.press("3")  # Variables loads: the server is back
+        await settle(pilot)
+        assert console.app.connection == "online"
+        await pilot.press("2")
+        await settle(pilot)
+        assert console.app.screen is tools
+        assert tools.query_one(ListState).kind != "error"
+        assert table(console.app).row_count == len(console.account.tools)

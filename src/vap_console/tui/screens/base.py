@@ -75,6 +75,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self._loaded_once = False
         # A row to put the cursor on once the next load lands (a tool just created, say).
         self.select_after_load: str | None = None
+        # The last load failed for want of a server: it is tried again once the server answers.
+        self._failed_offline = False
 
     @property
     def vap(self) -> VapApp:
@@ -122,7 +124,16 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     def on_mount(self) -> None:
         self.query_one("#filter").display = False
+        self.watch(self.app, "connection", self._connection_changed, init=False)
         self.reload()
+
+    def _connection_changed(self, state: str) -> None:
+        # Another screen reached the server: "could not connect" here is stale news.
+        if state == "online" and self._failed_offline:
+            self._failed_offline = False
+            self.vap.stale.add(self.AREA)
+            if self.app.screen is self:
+                self.reload()
 
     # --- loading ---
 
@@ -138,8 +149,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             self.reload()
 
     def on_screen_resume(self) -> None:
-        if self._loaded_once:
-            self.reload_if_stale()
+        # A list whose load failed is reloaded too when stale (the server came back meanwhile).
+        self.reload_if_stale()
 
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
@@ -172,6 +183,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         from vap_console.tui.app import describe_error
 
         self._loaded_once = False
+        self._failed_offline = isinstance(error, (errors.ConnectionFailed, errors.TimedOut))
         self.items = {}
         self.query_one(RowTable).set_rows([])
         self.query_one(ListState).error(f"{describe_error(error)}\n\nPress r to retry.")
