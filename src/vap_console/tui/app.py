@@ -17,9 +17,11 @@ from contextlib import AsyncExitStack
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.widgets import Input
 from textual.worker import Worker
 
 from vap_console.api import errors
@@ -110,6 +112,8 @@ class VapApp(App[int]):
         self._exit_stack = AsyncExitStack()
         self._client: VapClient | None = None
         self.profile_name = profile_name
+        # What the top line calls the profile: "env" for a VAP_API_KEY session with no profile.
+        self.profile_label = profile_name
         self.base_url = base_url
         self.local_index = local_index
         self.settings = settings if settings is not None else Settings()
@@ -186,6 +190,7 @@ class VapApp(App[int]):
         old_stack, self._exit_stack = self._exit_stack, stack
         self._client_factory, self._client = factory, client
         self.profile_name, self.base_url = credentials.profile, base_url
+        self.profile_label = profile_label(credentials, stored=True)
         self.local_index = LocalIndex(credentials.profile)
         self.connection = "connecting"
         self.stale.update(self.MODES)
@@ -209,6 +214,18 @@ class VapApp(App[int]):
             f"vap: the console stopped on an internal error ({type(error).__name__}: {error})."
         )
         self._close_messages_no_wait()
+
+    def on_key(self, event: events.Key) -> None:
+        # A key is forwarded on arrival to whatever has focus then, and reaches the app afterwards
+        # only if that widget ignored it. A printable one arriving here while a text box has focus
+        # was typed just before the box took it (right after `/`, or the key opening a form):
+        # it belongs in the box. (The box's own keys never get here: a text box keeps them.)
+        # The boxes that can be typed into this way do not select their text on focus, or the
+        # next key would replace what was typed ahead.
+        focused = self.focused
+        if isinstance(focused, Input) and event.is_printable and event.character:
+            event.prevent_default()  # no binding may run for it: the box would have had it
+            focused.insert_text_at_cursor(event.character)
 
     # --- areas ---
 
@@ -376,6 +393,13 @@ class VapApp(App[int]):
             banners.first().show(message, retry)
         else:
             self.notify(message, title=error_title(error), severity="error", timeout=8)
+
+
+def profile_label(credentials: ResolvedCredentials, *, stored: bool) -> str:
+    """How the top line names the session: the profile, and when VAP_API_KEY supplies the key, env."""
+    if credentials.source != "env":
+        return credentials.profile
+    return f"{credentials.profile} (env key)" if stored else "env"
 
 
 def known_binding_ids() -> set[str]:

@@ -41,6 +41,7 @@ class CreateAgentScreen(ForwardsWorkerFailures, ModalScreen[Agent | None]):
             yield Input(
                 placeholder="e.g. Front desk",
                 id="agent-name",
+                select_on_focus=False,
                 validators=[
                     Function(lambda v: bool(v.strip()), "must not be blank"),
                     Length(maximum=NAME_MAX, failure_description=f"at most {NAME_MAX} characters"),

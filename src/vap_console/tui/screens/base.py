@@ -55,10 +55,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     AUTO_FOCUS = "#rows"
 
     BINDINGS = [
-        # A priority binding runs as the key arrives, before the keys typed after it reach the
-        # list: so they land in the box even while a freshly opened screen is still settling.
-        Binding("slash", "filter", "Filter", id="list.filter", tooltip="Type to filter the rows",
-                priority=True),
+        Binding("slash", "filter", "Filter", id="list.filter", tooltip="Type to filter the rows"),
         Binding("r", "refresh", "Refresh", id="list.refresh", tooltip="Load the list again from the server"),
         Binding("escape", "leave_filter", "Back to list", show=False, id="list.leave_filter",
                 tooltip="Clear the filter and return to the rows"),
@@ -113,7 +110,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         yield Banner()
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
-                yield Input(placeholder=f"filter {self.NOUN}…", id="filter")
+                yield Input(placeholder=f"filter {self.NOUN}…", id="filter", select_on_focus=False)
                 with ContentSwitcher(initial="state", id="list-switch"):
                     yield ListState(id="state")
                     yield RowTable(self.COLUMNS, id="rows")
@@ -228,11 +225,12 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.reload()
 
     def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        if box.has_focus:  # the binding is a priority one: a `/` typed in the box is text
-            box.insert_text_at_cursor("/")
+        if not self.is_mounted:  # `/` typed while this screen is still being built
+            self.call_after_refresh(self.action_filter)
             return
+        box = self.query_one("#filter", Input)
         box.display = True
+        # Focus now, not when idle (Widget.focus): the keys typed next must find the box focused.
         self.set_focus(box)
 
     def action_leave_filter(self) -> None:

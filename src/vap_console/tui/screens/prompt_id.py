@@ -67,7 +67,7 @@ class PromptIdScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog"):
             yield Static(self._title, classes="dialog-title")
             yield Label(self._label)
-            yield Input(id="id-input", validators=[
+            yield Input(id="id-input", select_on_focus=False, validators=[
                 Function(lambda v: bool(v.strip()), "must not be empty"),
                 Function(_is_id, "use 1 to 128 letters, digits, '_', '.', ':' or '-'"),
                 *([self._rule] if self._rule is not None else []),

@@ -120,7 +120,7 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
             with VerticalScroll(id="tool-form-fields"):
                 with Horizontal(classes="field-row"):
                     yield from self._field("name", Input(
-                        placeholder="lookup_order", id=wid("name"),
+                        placeholder="lookup_order", id=wid("name"), select_on_focus=False,
                         validators=[
                             Length(minimum=1, failure_description="is required"),
                             Length(maximum=TOOL_NAME_MAX,
