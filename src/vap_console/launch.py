@@ -6,10 +6,17 @@ person sees at most one line about it, never a traceback.
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vap_console.credentials import KeyStore, ResolvedCredentials
+    from vap_console.tui.app import VapApp
+    from vap_console.tui.settings import Settings
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -61,14 +68,11 @@ def _run_on_sandbox(speed: float) -> int:
 
 
 def _run_on_profile(profile: str | None) -> int:
-    from vap_console.api import VapClient
     from vap_console.credentials import (
         CredentialsInputError,
         KeyStore,
-        LocalIndex,
         ProfilesFileError,
     )
-    from vap_console.tui.app import make_app
     from vap_console.tui.screens.login import resolve_or_login
     from vap_console.tui.settings import Settings
 
@@ -82,17 +86,42 @@ def _run_on_profile(profile: str | None) -> int:
     if creds is None:
         _say("no API key entered: run `vap login`, set VAP_API_KEY, or try `vap --sandbox`")
         return EXIT_FAILURE
+    return _run(profile_console(store, creds, Settings.load()))
+
+
+def profile_console(store: KeyStore, creds: ResolvedCredentials, settings: Settings | None = None) -> VapApp:
+    """The console `vap` runs on resolved credentials (tests build it the same way)."""
+    from vap_console.api import VapClient
+    from vap_console.credentials import LocalIndex, ProfilesFileError
+    from vap_console.tui.app import make_app, profile_label
+
     key, base_url = creds.key, creds.base_url
     assert key is not None and base_url is not None
+    try:
+        stored = creds.profile in store.profiles.load().profiles
+    except ProfilesFileError:
+        stored = False
+    # A VAP_API_KEY session with no such profile: its remembered ids belong to that server, not
+    # to whichever "default" another env session used against another server.
+    index = creds.profile if stored or creds.source != "env" else env_index_name(base_url)
     app = make_app(
         client_factory=lambda: VapClient(base_url, key),
         profile_name=creds.profile,
         base_url=base_url,
-        local_index=LocalIndex(creds.profile),
-        settings=Settings.load(),
+        local_index=LocalIndex(index),
+        settings=settings,
         credentials=store,
     )
-    return _run(app)
+    app.profile_label = profile_label(creds, stored=stored)
+    return app
+
+
+def env_index_name(base_url: str) -> str:
+    """The local index of a VAP_API_KEY session: one per server, e.g. ``env-api.example.com``."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(base_url).netloc or base_url
+    return ("env-" + re.sub(r"[^A-Za-z0-9_.-]", "-", host))[:64]
 
 
 def _run(app: object) -> int:

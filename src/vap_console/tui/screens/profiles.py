@@ -175,7 +175,7 @@ class ProfilesScreen(Screen[None]):
     def _note(self) -> str:
         if not self.rows:
             return "No profiles yet. Press a to add one."
-        note = f"The console uses profile {self.vap.profile_name!r}. * marks the one `vap` starts with."
+        note = f"The console uses profile {self.vap.profile_label!r}. * marks the one `vap` starts with."
         store = self.keystore
         if store is not None and store.env.get(ENV_KEY, "").strip():
             note += f" {ENV_KEY} is set: it overrides every profile's stored key."
@@ -197,10 +197,19 @@ class ProfilesScreen(Screen[None]):
         if credentials is None:
             return
         where = "for this session only" if credentials.source == "session" else "in the OS keyring"
+        try:
+            active = self.keystore.profiles.active() if self.keystore is not None else None
+        except ProfilesFileError:
+            active = None
+        # The first profile added becomes the active one: the console follows it.
+        follow = active is not None and active.name == credentials.profile != self.vap.profile_name
         self.notify(f"Profile {credentials.profile!r} added; key {credentials.masked} kept {where}. "
-                    "Press u to use it.")
+                    + ("It is the active profile now: the console uses it." if follow else "Press u to use it."))
         self._focus_after_load = credentials.profile
-        self.action_reload()
+        if follow:
+            self.resolve_for_switch(credentials.profile)  # reads the list again once switched
+        else:
+            self.action_reload()
 
     # --- switching ---
 

@@ -53,7 +53,7 @@ class StatusBar(Widget):
             ("vap ", "bold"),
             (self.area, "bold"),
             "  │  profile ",
-            (getattr(app, "profile_name", ""), "bold"),
+            (getattr(app, "profile_label", "") or getattr(app, "profile_name", ""), "bold"),
             "  │  ",
             host_of(getattr(app, "base_url", "")),
             "  │  ",

@@ -1,0 +1,63 @@
+"""QA 14: the top line names a VAP_API_KEY session `env`, and follows the profile made active."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from tests.credentials.backends import MemoryKeyring, isolate_xdg
+from vap_console.credentials import KeyStore
+from vap_console.launch import env_index_name, profile_console
+from vap_console.tui.screens.login import LoginScreen
+from vap_console.tui.screens.profiles import ProfilesScreen
+from vap_console.tui.widgets.status_bar import StatusBar
+
+AGENT = "sk_sandbox_agent"
+VERIFIED = "sk_sandbox_verified"
+SIZE = (110, 30)
+
+
+@pytest.fixture(autouse=True)
+def xdg_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+    return isolate_xdg(tmp_path, monkeypatch)
+
+
+async def settle(pilot) -> None:  # noqa: ANN001
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def top_line(app) -> str:  # noqa: ANN001
+    return str(app.screen.query_one(StatusBar).render())
+
+
+async def test_an_env_key_session_says_env_and_follows_the_profile_added(live_sandbox) -> None:
+    store = KeyStore(backend=MemoryKeyring(), env={"VAP_API_KEY": AGENT, "VAP_BASE_URL": live_sandbox.base_url})
+    creds = store.resolve()
+    assert creds.profile == "default" and creds.source == "env"
+    app = profile_console(store, creds)
+    # Env sessions against different servers keep apart what they remember.
+    assert app.local_index.profile == env_index_name(live_sandbox.base_url)
+    assert env_index_name("http://127.0.0.1:1") != env_index_name("http://127.0.0.1:2")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "profile env " in top_line(app)
+        assert "default" not in top_line(app)
+        await pilot.press("7")
+        await settle(pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        login = app.screen
+        assert isinstance(login, LoginScreen)
+        login.query_one("#profile", Input).value = "qa1"
+        login.query_one("#base-url", Input).value = live_sandbox.base_url
+        login.query_one("#key", Input).value = VERIFIED
+        await pilot.click("#login-save")
+        await settle(pilot)
+        assert isinstance(app.screen, ProfilesScreen)
+        # qa1 is the only profile, so the active one: the console now runs on it (the env key still wins).
+        assert app.profile_name == "qa1"
+        assert "profile qa1 (env key)" in top_line(app)
