@@ -388,3 +388,27 @@ async def test_could_not_connect_goes_once_the_server_answers_elsewhere() -> Non
         assert console.app.screen is tools
         assert tools.query_one(ListState).kind != "error"
         assert table(console.app).row_count == len(console.account.tools)
+
+
+# --- 15: requested numbers are not shown as owned; one way to write a number ---
+
+
+async def test_requested_numbers_are_marked_and_written_like_owned_ones() -> None:
+    console = build_console()
+    rejected = next(r for r in console.account.rentals.values() if r.listing.city == "Bengaluru")
+    rejected.requested_number = rejected.listing.number.lstrip("+")  # bare digits, as a request may carry them
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows = table(console.app)
+        cells = {key: rows.row_text(n) for n, key in enumerate(rows.keys)}
+        by_status = {c[0]: c[1] for c in cells.values()}
+        assert by_status["kyc_rejected"] == f"(+{rejected.requested_number})"
+        assert by_status["active"].startswith("+91") and not by_status["active"].startswith("(")
+        assert "(number) = requested, not bought yet" in plain(console.app.screen.query_one("#list-count", Static))
+        rows.move_to_key(rejected.id)
+        await settle(pilot)
+        head = plain(console.app.screen.query_one("#detail-head", Static))
+        assert f"+{rejected.requested_number} requested, not bought yet" in head
+        await pilot.press("c")
+        await settle(pilot)
+        assert "no number yet" in list(console.app._notifications)[-1].message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from rich.text import Text
 
@@ -43,6 +44,13 @@ def text(value: object) -> str:
     if value is None or value == "":
         return NONE
     return str(value)
+
+
+def e164(number: str | None) -> str | None:
+    """One way to write a phone number: bare digits (as a rental request may carry) get their +."""
+    if number and re.fullmatch(r"\d{6,15}", number.strip()):
+        return "+" + number.strip()
+    return number
 
 
 def money(nanos: int | None, currency: str | None) -> str:

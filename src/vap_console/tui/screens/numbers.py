@@ -40,6 +40,24 @@ def is_uuid(value: str) -> bool:
     return True
 
 
+def owned_number(rental: Rental) -> str | None:
+    """The number the account holds, E.164; None until one is bought."""
+    return fmt.e164(rental.e164 or rental.number)
+
+
+def number_cell(rental: Rental) -> Text | str:
+    owned = owned_number(rental)
+    if owned:
+        return owned
+    if rental.requested_number:
+        # Asked for, not bought (and maybe never: rejected, failed): shown apart from owned numbers.
+        return Text(f"({fmt.e164(rental.requested_number)})", style="dim italic")
+    return fmt.NONE
+
+
+REQUESTED_NOTE = "(number) = requested, not bought yet"
+
+
 def fields_table(rows: list[tuple[str, object]]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
@@ -56,13 +74,14 @@ class NumbersScreen(ListScreen[Rental]):
     NOUN = "numbers"
     EMPTY = "No rented numbers yet. Press a to add a rental you know by id."
     COLUMNS = (
-        Column("Status", 14, min_width=8),
+        Column("Status", 14, min_width=13),
         # The number is what a person looks for: it gives up no width.
         Column("Number", 16, min_width=13),
         Column("Type", 10),
         Column("Ctry", 4),
         Column("City", 14, min_width=6),
-        Column("Rent/month", 14, min_width=10),
+        # "Rent/mo": room for a requested number's parentheses without cutting the status.
+        Column("Rent/mo", 14, min_width=9),
         Column("Renews", 10, min_width=10),
     )
     BINDINGS = [
@@ -101,7 +120,7 @@ class NumbersScreen(ListScreen[Rental]):
             rental.id,
             (
                 fmt.status(rental.status),
-                rental.e164 or rental.number or rental.requested_number or fmt.NONE,
+                number_cell(rental),
                 rental.number_type,
                 rental.country_iso,
                 rental.city or fmt.NONE,
@@ -118,8 +137,15 @@ class NumbersScreen(ListScreen[Rental]):
 
     def show_detail(self, rental: Rental | None) -> None:
         super().show_detail(rental)
-        head = "" if rental is None else Text(
-            rental.e164 or rental.number or rental.requested_number or "(number not bought yet)", style="bold")
+        head: Text | str = ""
+        if rental is not None:
+            owned = owned_number(rental)
+            if owned:
+                head = Text(owned, style="bold")
+            elif rental.requested_number:
+                head = Text.assemble((fmt.e164(rental.requested_number) or "", "bold"), " requested, not bought yet")
+            else:
+                head = Text("(number not bought yet)", style="bold")
         self.query_one("#detail-head", Static).update(head)
         timeline = self.query_one(Timeline)
         timeline.display = rental is not None
@@ -132,7 +158,7 @@ class NumbersScreen(ListScreen[Rental]):
             fields_table([
                 ("id", r.id),
                 ("status", fmt.status(r.status)),
-                ("requested", r.requested_number),
+                ("requested", fmt.e164(r.requested_number)),
                 ("number", r.number),
                 ("e164", r.e164),
                 ("alias", r.alias),
@@ -183,6 +209,13 @@ class NumbersScreen(ListScreen[Rental]):
             ]
         return Group(*parts)
 
+    def _update_count(self) -> None:
+        super()._update_count()
+        shown = (self.items.get(key) for key in self.query_one(RowTable).keys)
+        if any(r is not None and owned_number(r) is None and r.requested_number for r in shown):
+            count = self.query_one("#list-count", Static)
+            count.update(f"{count.content} · {REQUESTED_NOTE}", layout=False)
+
     def after_load(self, items: list[Rental]) -> None:
         if self.from_local_index:
             gone = f"; {self.missing} remembered not found" if self.missing else ""
@@ -227,8 +260,9 @@ class NumbersScreen(ListScreen[Rental]):
 
     def action_copy_number(self) -> None:
         rental = self.current
-        if rental is None or not (rental.e164 or rental.number):
+        number = owned_number(rental) if rental is not None else None
+        if not number:
             self.notify("This rental has no number yet.", severity="warning")
             return
-        self.app.copy_to_clipboard(rental.e164 or rental.number or "")
-        self.notify(f"Copied {rental.e164 or rental.number}.")
+        self.app.copy_to_clipboard(number)
+        self.notify(f"Copied {number}.")
