@@ -412,3 +412,39 @@ async def test_requested_numbers_are_marked_and_written_like_owned_ones() -> Non
         await pilot.press("c")
         await settle(pilot)
         assert "no number yet" in list(console.app._notifications)[-1].message
+
+
+# --- 7: Esc on the New tool form asks before throwing typed work away ---
+
+
+async def test_escape_on_a_typed_tool_form_asks_first() -> None:
+    from textual.widgets import Input
+
+    from vap_console.tui.screens.tool_form import ToolFormScreen
+    from vap_console.tui.screens.tools import ToolsScreen
+
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("escape")  # nothing typed: closes at once
+        await settle(pilot)
+        assert isinstance(console.app.screen, ToolsScreen)
+        await pilot.press("n")
+        await settle(pilot)
+        form = console.app.screen
+        assert isinstance(form, ToolFormScreen)
+        await pilot.press(*"lookup_order")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ConfirmScreen)
+        await pilot.press("escape")  # Keep
+        await settle(pilot)
+        assert console.app.screen is form
+        assert form.query_one("#f-name", Input).value == "lookup_order"
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("y")  # Discard
+        await settle(pilot)
+        assert isinstance(console.app.screen, ToolsScreen)

@@ -36,6 +36,7 @@ from vap_console.api.models import (
 )
 from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
+from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.submission import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
@@ -189,6 +190,8 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
 
     def on_mount(self) -> None:
         self._submission = Submission()
+        # What the form held when it opened: anything else is typed work a close must not lose unasked.
+        self._pristine = self.form_values()
         self.known_variables: set[str] = set(getattr(self.app, "variable_names", set()))
         self._update_placeholders()
         if not self.known_variables:
@@ -215,6 +218,13 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
             return widget.value
         assert isinstance(widget, Input)
         return widget.value
+
+    def form_values(self) -> tuple[Any, ...]:
+        return tuple(self.value(path) for path in FIELDS)
+
+    def is_dirty(self) -> bool:
+        """Whether closing now would lose something typed (the app asks before quitting too)."""
+        return self.is_mounted and self.form_values() != self._pristine
 
     def llm_param_names(self) -> list[str]:
         return [line.partition(":")[0].strip() for _, line in _lines(self.value("config.llmParams"))]
@@ -410,4 +420,16 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if not self.is_dirty():
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(
+            ConfirmScreen("Discard the new tool?", "What you typed in the form is lost. Keep goes back to it.",
+                          yes="Discard"),
+            answered,
+        )
