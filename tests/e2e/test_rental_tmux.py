@@ -166,7 +166,7 @@ def test_full_rental_in_the_real_console(tmux, tmp_path):
                   "ABCDE1234F", "", "kyc/pan-card.png"):
         tmux.field(value)
     tmux.keys("NPage")
-    screen = tmux.wait_for("Charged to the wallet now")
+    screen = tmux.wait_for("Charged to the wallet up front")
     assert "file pan-card.png" in screen and "· png" in screen
     for line in ("Legal name            Acme Telecom Pvt Ltd", "Email                 ops@acme.example",
                  "gstin: 29ABCDE1234F1Z5", "pan: ABCDE1234F"):

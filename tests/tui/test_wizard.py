@@ -96,7 +96,7 @@ async def test_happy_path_from_search_to_active_number(make_host):
         review = str(wizard.query_one("#review").content)
         for expected in ("912272401010", "Acme Telecom Pvt Ltd", "ops@acme.example",
                          "pan-card.png", "· png", "incorporation.pdf", "· pdf", "29ABCDE1234F1Z5",
-                         "Charged to the wallet now"):
+                         "Charged to the wallet up front"):
             assert expected in review
         await pilot.press("pagedown")
         await until(pilot, lambda: isinstance(app.screen, Confirm))

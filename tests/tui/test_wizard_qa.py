@@ -14,7 +14,9 @@ from tests.tui.wizard_host import (
     Host,
     fast_schedule,
     next_step,
+    rental_screen,
     set_value,
+    to_review,
     until,
     wizard_of,
 )
@@ -169,3 +171,27 @@ async def test_question_mark_in_a_field_shows_the_wizards_keys_and_enter_on_the_
         assert number.value == "912272401010" and app.screen.focused is number
         await pilot.press("enter")
         await until(pilot, lambda: wizard.step == "requirements")
+
+
+# --- defect 19: a short wallet is told what really happens ---
+
+
+async def test_short_wallet_confirm_and_rental_say_it_waits_for_auto_pay(make_host):
+    app = make_host("sk_sandbox_short")
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        review = str(wizard.query_one("#review").content)
+        assert "wallet now" not in review and "until auto-pay tops the wallet up" in review
+        await pilot.press("pagedown")
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
+        question = str(app.screen.query_one("#confirm-text").content)
+        assert "wallet now" not in question
+        assert "₹1,000.00" in question and "until auto-pay tops the wallet up" in question
+        await pilot.click("#confirm-yes")
+        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
+        screen = rental_screen(app)
+        assert screen.rental.status == "funding"
+        fields = str(screen.query_one("#rental-fields").content)
+        assert "Prepaid" in fields and "nothing taken yet: waiting for auto-pay" in fields
+        assert any("waits for auto-pay to top the wallet up" in toast for toast in app.toasts)

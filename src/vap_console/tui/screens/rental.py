@@ -45,6 +45,14 @@ def problem_line(event: PollFailed) -> str:
     return f"{event.error.code} (HTTP {event.error.status}) — retrying in {event.next_delay:g} s"
 
 
+def prepaid_text(rental: Rental) -> str:
+    amount = fmt.money(rental.prepaid_nanos, rental.currency)
+    if rental.status == RentalStatus.FUNDING and not rental.prepaid_nanos:
+        # ₹0.00 alone reads as "free"; in funding nothing has been taken yet.
+        return f"{amount} — nothing taken yet: waiting for auto-pay to top the wallet up"
+    return amount
+
+
 def fields_text(rental: Rental | None) -> str:
     if rental is None:
         return ""
@@ -54,7 +62,7 @@ def fields_text(rental: Rental | None) -> str:
             ("Number", rental.e164 or rental.number or f"{rental.requested_number or '—'} (requested)"),
             ("Type", f"{rental.number_type} · {rental.country_iso} · {rental.city or '—'}"),
             ("Monthly rent", fmt.money(rental.monthly_rent_nanos, rental.currency)),
-            ("Prepaid", fmt.money(rental.prepaid_nanos, rental.currency)),
+            ("Prepaid", prepaid_text(rental)),
             ("Created", fmt.when(rental.created_at)),
         )
     )

@@ -44,6 +44,7 @@ from vap_console.api.models import (
     NumberType,
     Rental,
     RentalRequirements,
+    RentalStatus,
     SearchFilters,
 )
 from vap_console.api.rental import (
@@ -73,6 +74,10 @@ from vap_console.tui.screens.wizard.rules import (
     same_number,
 )
 from vap_console.tui.widgets.banner import Banner
+
+# The server takes the first charge up front only when the wallet covers it; we cannot see the
+# balance, so the wallet's two outcomes are both said before anything is sent.
+SHORT_WALLET = "If the wallet holds less, the rental waits (funding) until auto-pay tops the wallet up."
 
 # How far back a rental may have been created and still be "the one we just sent" when an
 # answer was lost: covers a slow upload plus clock skew between us and the server.
@@ -905,7 +910,8 @@ class RentalWizard(ModalScreen[Rental | None]):
                     size = human_size(document.path.stat().st_size)
                     lines.append(Content(f"    file {document.path.name} · {size} · {kind}"))
         lines.append(Content(""))
-        lines.append(Content.from_markup("[b $warning]Charged to the wallet now:[/] $c", c=self.charge_text()))
+        lines.append(Content.from_markup("[b $warning]Charged to the wallet up front:[/] $c", c=self.charge_text()))
+        lines.append(Content(f"  {SHORT_WALLET}"))
         rent, _, currency = self._costs()
         if rent is not None:
             lines.append(Content(f"  then {money(rent, currency)} every month while the number is kept"))
@@ -929,7 +935,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         self.app.push_screen(
             Confirm(
                 f"Rent {application.requested_number}?\n\nThis charges {self.charge_text()} "
-                "to your wallet now.",
+                f"to your wallet up front. {SHORT_WALLET}",
                 yes="Charge the wallet and rent",
             ),
             answered,
@@ -1000,6 +1006,9 @@ class RentalWizard(ModalScreen[Rental | None]):
                 self.notify(f"The rental was created but could not be remembered: {exc}",
                             severity="warning")
         note = "The rental had been created after all." if message.recovered else "Rental created."
+        if rental.status == RentalStatus.FUNDING:
+            note += (" The wallet is short: it waits for auto-pay to top the wallet up, then the "
+                     "rent is taken and the KYC goes to the carrier.")
         self.notify(f"{note} Following its progress.", title=rental.status)
         from vap_console.tui.screens.rental import RentalScreen
 
