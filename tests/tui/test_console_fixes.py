@@ -448,3 +448,35 @@ async def test_escape_on_a_typed_tool_form_asks_first() -> None:
         await pilot.press("y")  # Discard
         await settle(pilot)
         assert isinstance(console.app.screen, ToolsScreen)
+
+
+# --- 16: the detail shows llmParam descriptions, and a rental's events and KYC history themselves ---
+
+
+async def test_tool_detail_shows_what_each_llm_param_means() -> None:
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table(console.app).move_to_key("default-transfer-call")
+        await settle(pilot)
+        detail = plain(console.app.screen.query_one("#detail", Static))
+        assert "reason (string): why the caller is transferred" in detail
+        table(console.app).move_to_key("default-switch-language")
+        await settle(pilot)
+        detail = plain(console.app.screen.query_one("#detail", Static))
+        assert "language (string, one of english, hinglish, hindi)" in detail
+
+
+async def test_rental_detail_lists_events_and_compliance_history() -> None:
+    console = build_console()
+    rejected = next(r for r in console.account.rentals.values() if r.listing.city == "Bengaluru")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table(console.app).move_to_key(rejected.id)
+        await settle(pilot)
+        detail = " ".join(plain(console.app.screen.query_one("#detail", Static)).split())
+        assert "Events (3)" in detail
+        assert "compliance.rejected · reason The address proof is older than three months." in detail
+        assert "rental.refunded · amount ₹1,000.00" in detail
+        assert "Compliance history (3)" in detail
+        assert "2026-10-31 11:00 UTC rejected · The address proof is older than three months." in detail

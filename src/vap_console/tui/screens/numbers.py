@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import TYPE_CHECKING
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -53,6 +54,49 @@ def number_cell(rental: Rental) -> Text | str:
         # Asked for, not bought (and maybe never: rejected, failed): shown apart from owned numbers.
         return Text(f"({fmt.e164(rental.requested_number)})", style="dim italic")
     return fmt.NONE
+
+
+def _when(value: object) -> str:
+    if isinstance(value, str):
+        try:
+            return fmt.when(datetime.fromisoformat(value.replace("Z", "+00:00")))
+        except ValueError:
+            return value
+    return fmt.text(value)
+
+
+def events_table(events: list[dict[str, Any]], currency: str | None) -> Table:
+    """Every event, oldest first: when, what, and its data (amounts in the wallet's currency)."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True, style="dim")
+    table.add_column(overflow="fold")
+    for event in events:
+        data = []
+        for key, value in event.items():
+            # complianceId: the Compliance section below names it once.
+            if key in ("type", "at", "currency", "complianceId"):
+                continue
+            if key.endswith("Nanos") and isinstance(value, int):
+                value = fmt.money(value, event.get("currency") or currency)
+                key = key[: -len("Nanos")]
+            data.append(f"{key} {value}")
+        line = Text(str(event.get("type", "?")), style="bold")
+        if data:
+            line.append(" · " + " · ".join(data))
+        table.add_row(_when(event.get("at")), line)
+    return table
+
+
+def history_table(history: list[dict[str, Any]]) -> Table:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True, style="dim")
+    table.add_column(overflow="fold")
+    for entry in history:
+        line = Text(str(entry.get("status", "?")), style="bold")
+        if entry.get("note"):
+            line.append(f" · {entry['note']}")
+        table.add_row(_when(entry.get("at")), line)
+    return table
 
 
 REQUESTED_NOTE = "(number) = requested, not bought yet"
@@ -186,9 +230,10 @@ class NumbersScreen(ListScreen[Rental]):
                 ("agent", f"{r.agent_name or ''} {r.user_agent_id or ''}".strip() or None),
                 ("created", fmt.when(r.created_at)),
                 ("updated", fmt.when(r.updated_at)),
-                ("events", len(r.events)),
             ]),
         ]
+        if r.events:
+            parts += [Text(f"\nEvents ({len(r.events)})", style="bold"), events_table(r.events, r.currency)]
         c = r.compliance
         if c is not None:
             parts += [
@@ -204,9 +249,10 @@ class NumbersScreen(ListScreen[Rental]):
                     ("attempts", c.attempts),
                     ("submitted", fmt.when(c.submitted_at)),
                     ("decided", fmt.when(c.decided_at)),
-                    ("history", len(c.history)),
                 ]),
             ]
+            if c.history:
+                parts += [Text(f"\nCompliance history ({len(c.history)})", style="bold"), history_table(c.history)]
         return Group(*parts)
 
     def _update_count(self) -> None:

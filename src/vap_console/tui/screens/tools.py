@@ -30,6 +30,21 @@ BUILTIN_NOTE = (
 )
 
 
+def llm_param_line(param: object) -> Text:
+    """``name: description`` — the description is what the model reads to fill the parameter."""
+    if not isinstance(param, dict):
+        return Text(str(param))
+    line = Text(str(param.get("name", "?")), style="bold")
+    extra = [str(param["type"])] if param.get("type") else []
+    if isinstance(param.get("enum"), list):
+        extra.append("one of " + ", ".join(str(v) for v in param["enum"]))
+    if extra:
+        line.append(f" ({', '.join(extra)})", style="dim")
+    if param.get("description"):
+        line.append(f": {param['description']}")
+    return line
+
+
 def unknown_tool(tool_id: str) -> Tool:
     """A tool this profile created, on a server that cannot list tools: only its id is known."""
     return Tool(id=tool_id, name=tool_id, description="(known by id only: this server cannot list tools)",
@@ -96,7 +111,7 @@ class ToolsScreen(ListScreen[Tool]):
             ("timeout", f"{c.timeout_ms} ms" if c.timeout_ms is not None else None),
             ("wait for response", fmt.yes_no(c.wait_for_response)),
             ("auth", auth_text),
-            ("llm params", ", ".join(p.get("name", str(p)) if isinstance(p, dict) else str(p) for p in c.llm_params) or None),
+            ("llm params", Text("\n").join(llm_param_line(p) for p in c.llm_params) or None),
             ("outputs", "\n".join(f"{o.name} ← {o.path or '(whole response)'}" for o in c.outputs) or None),
             ("action", c.action),
             ("performed action", c.performed_action),
