@@ -12,6 +12,7 @@ from tests.e2e.documents import make_kyc_set
 from tests.tui.console_scenes import build_console
 from tests.tui.wizard_host import (
     Host,
+    confirm_rent,
     fast_schedule,
     next_step,
     rental_screen,
@@ -195,3 +196,29 @@ async def test_short_wallet_confirm_and_rental_say_it_waits_for_auto_pay(make_ho
         fields = str(screen.query_one("#rental-fields").content)
         assert "Prepaid" in fields and "nothing taken yet: waiting for auto-pay" in fields
         assert any("waits for auto-pay to top the wallet up" in toast for toast in app.toasts)
+
+
+# --- defect 11: a substitute bought for a number taken meanwhile is said so ---
+
+
+async def test_scenario_0004_says_the_requested_number_was_taken_and_a_substitute_bought(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard, pattern="", city="Mumbai", ending="0004")
+        requested = wizard.query_one("#number", Input).value
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
+        screen = rental_screen(app)
+        for _ in range(60):
+            if screen.rental.status == "active":
+                break
+            app.clock.advance(2)
+            await pilot.pause(0.05)
+        assert screen.rental.status == "active"
+        fields = str(screen.query_one("#rental-fields").content)
+        bought = screen.rental.e164
+        assert bought and not bought.endswith(requested[-4:])
+        assert f"Requested     {requested} — taken meanwhile; the number above was bought instead" in fields
+        assert any(f"{requested} was taken meanwhile; {bought} was bought instead" in toast
+                   for toast in app.toasts)

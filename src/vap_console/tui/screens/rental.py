@@ -26,8 +26,22 @@ from vap_console.api import errors
 from vap_console.api.models import Rental, RentalStatus
 from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, follow_rental
 from vap_console.tui import format as fmt
+from vap_console.tui.screens.wizard.rules import same_number
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.timeline import STATUS_LABELS, Timeline
+
+
+def substituted(rental: Rental) -> bool:
+    """The carrier bought another number than the one asked for (it was taken meanwhile)."""
+    got = rental.e164 or rental.number
+    asked = rental.requested_number
+    return bool(got and asked and not same_number(asked, got)
+                and not same_number(asked, rental.number))
+
+
+def substitute_note(rental: Rental) -> str:
+    return (f"{rental.requested_number} was taken meanwhile; "
+            f"{rental.e164 or rental.number} was bought instead")
 
 
 def status_toast(rental: Rental) -> tuple[str, str]:
@@ -36,6 +50,8 @@ def status_toast(rental: Rental) -> tuple[str, str]:
     label = STATUS_LABELS.get(rental.status, "new status")
     if rental.status in RentalStatus.FAILURES:
         return f"{number}: {rental.status} — {label}", "error"
+    if substituted(rental):
+        return f"{number}: {rental.status} — {label} ({substitute_note(rental)})", "warning"
     return f"{number}: {rental.status} — {label}", "information"
 
 
@@ -56,10 +72,16 @@ def prepaid_text(rental: Rental) -> str:
 def fields_text(rental: Rental | None) -> str:
     if rental is None:
         return ""
+    rows = [
+        ("Number", rental.e164 or rental.number or f"{rental.requested_number or '—'} (requested)"),
+    ]
+    if substituted(rental):
+        rows.append(("Requested", f"{rental.requested_number} — taken meanwhile; the number above "
+                                  "was bought instead"))
     return "\n".join(
         f"{name:<14}{value}"
         for name, value in (
-            ("Number", rental.e164 or rental.number or f"{rental.requested_number or '—'} (requested)"),
+            *rows,
             ("Type", f"{rental.number_type} · {rental.country_iso} · {rental.city or '—'}"),
             ("Monthly rent", fmt.money(rental.monthly_rent_nanos, rental.currency)),
             ("Prepaid", prepaid_text(rental)),
