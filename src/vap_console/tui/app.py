@@ -14,6 +14,7 @@ import importlib.util
 import math
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
+from urllib.parse import urlsplit
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -298,6 +299,7 @@ class VapApp(App[int]):
             except errors.Unauthorized:
                 self._rate_limit_over()
                 self.connection = "rejected"
+                self.offer_login()
                 raise
             except BaseException:
                 self._rate_limit_over()
@@ -305,6 +307,35 @@ class VapApp(App[int]):
             self._rate_limit_over()
             self.connection = "online"
             return result
+
+    # --- 401 during a session: the login screen, to give the profile a key that works ---
+
+    def offer_login(self) -> None:
+        """Open the login screen for this profile, once per refusal; a new key switches the client."""
+        from vap_console.credentials import ENV_KEY, KeyStore
+        from vap_console.tui.screens.login import LoginScreen
+
+        store = self.credentials
+        # The sandbox has no profiles; VAP_API_KEY would shadow any key typed: the 401 is shown as is.
+        if not isinstance(store, KeyStore) or store.env.get(ENV_KEY, "").strip():
+            return
+        if any(isinstance(screen, LoginScreen) for screen in self.screen_stack):
+            return
+        reason = (f"{urlsplit(self.base_url).netloc or self.base_url} refused this profile's key (HTTP 401 "
+                  "unauthorized): revoked or expired. Enter a new key, or Cancel.")
+        self.push_screen(
+            LoginScreen(store, profile=self.profile_name, base_url=self.base_url, reason=reason),
+            self._logged_in_again,
+        )
+
+    def _logged_in_again(self, credentials: ResolvedCredentials | None) -> None:
+        if credentials is not None:
+            self.run_worker(self._use_new_key(credentials), group="relogin", exclusive=True, exit_on_error=False)
+
+    async def _use_new_key(self, credentials: ResolvedCredentials) -> None:
+        await self.switch_profile(credentials)
+        self.invalidate()  # the screen on view loads again with the new key; the others when shown
+        self.notify(f"Profile {credentials.profile!r} now uses key {credentials.masked}.")
 
     # --- 429: said on screen, with a countdown, for as long as it is waited out ---
 

@@ -317,13 +317,35 @@ def no_key_reason(resolved: ResolvedCredentials | None, failure: KeyringUnavaila
     return f"No API key for profile {resolved.profile!r}: enter one to continue."
 
 
+def stored_key_rejected(resolved: ResolvedCredentials, verify: AsyncVerifier | None = None) -> str | None:
+    """Why the server refuses a stored key (revoked, expired, lacking the scope), or None.
+
+    Anything else (the server unreachable, a 5xx) is for the console to show, not a reason to
+    ask for another key: None then too.
+    """
+    from vap_console.api import errors
+
+    assert resolved.key is not None and resolved.base_url is not None
+    try:
+        asyncio.run((verify or verify_key)(resolved.base_url, resolved.key))
+    except (errors.Unauthorized, errors.ForbiddenScope) as exc:
+        return (f"The key stored for profile {resolved.profile!r} was refused: "
+                f"{explain_verify_error(exc, resolved.base_url)}. Enter a new one to continue.")
+    except Exception:  # noqa: BLE001 - the console says what is wrong with the server
+        return None
+    return None
+
+
 def resolve_or_login(
-    keystore: KeyStore, profile: str | None = None, *, verify: AsyncVerifier | None = None
+    keystore: KeyStore, profile: str | None = None, *, verify: AsyncVerifier | None = None,
+    check_stored: bool = False,
 ) -> ResolvedCredentials | None:
     """The credentials to open the console with: resolved, or asked for on a login screen.
 
     None when the user quits the login screen. For the launcher; not for use inside a running app.
     Raises CredentialsInputError for a bad VAP_BASE_URL, or VAP_API_KEY set with no base URL.
+    ``check_stored``: a stored key is first tried against the server; a refused one (revoked,
+    expired) opens the login screen saying so, rather than a console that can only say "rejected".
     """
     failure: KeyringUnavailable | None = None
     resolved: ResolvedCredentials | None = None
@@ -332,7 +354,13 @@ def resolve_or_login(
     except KeyringUnavailable as exc:
         failure = exc
     if resolved is not None and resolved.usable:
-        return resolved
+        # VAP_API_KEY would shadow any key typed now: the console reports its refusal instead.
+        refused = stored_key_rejected(resolved, verify) if check_stored and resolved.source != "env" else None
+        if refused is None:
+            return resolved
+        app = LoginApp(keystore, profile=resolved.profile, base_url=resolved.base_url, reason=refused,
+                       verify=verify)
+        return app.run()
     if resolved is not None and resolved.source == "env":
         # A key typed now would be shadowed by VAP_API_KEY anyway; the base URL is what is missing.
         raise CredentialsInputError(
