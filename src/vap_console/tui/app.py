@@ -18,9 +18,11 @@ from urllib.parse import urlsplit
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.widgets import Input
 from textual.worker import Worker
 
 from vap_console.api import errors
@@ -213,6 +215,18 @@ class VapApp(App[int]):
             f"vap: the console stopped on an internal error ({type(error).__name__}: {error})."
         )
         self._close_messages_no_wait()
+
+    def on_key(self, event: events.Key) -> None:
+        # A key is forwarded on arrival to whatever has focus then, and reaches the app afterwards
+        # only if that widget ignored it. A printable one arriving here while a text box has focus
+        # was typed just before the box took it (right after `/`, or the key opening a form):
+        # it belongs in the box. (The box's own keys never get here: a text box keeps them.)
+        # The boxes that can be typed into this way do not select their text on focus, or the
+        # next key would replace what was typed ahead.
+        focused = self.focused
+        if isinstance(focused, Input) and event.is_printable and event.character:
+            event.prevent_default()  # no binding may run for it: the box would have had it
+            focused.insert_text_at_cursor(event.character)
 
     # --- areas ---
 
