@@ -15,6 +15,7 @@ from tests.tui.wizard_host import (
     confirm_rent,
     fast_schedule,
     next_step,
+    pick_from_search,
     rental_screen,
     set_value,
     to_review,
@@ -222,3 +223,54 @@ async def test_scenario_0004_says_the_requested_number_was_taken_and_a_substitut
         assert f"Requested     {requested} — taken meanwhile; the number above was bought instead" in fields
         assert any(f"{requested} was taken meanwhile; {bought} was bought instead" in toast
                    for toast in app.toasts)
+
+
+# --- defect 18: bad values are refused where the rule is known ---
+
+
+async def test_search_digits_number_form_and_document_identifiers_are_checked(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await pilot.click("#pattern")
+        await pilot.press(*"45ab", "enter")
+        await pilot.pause()
+        assert "Digits it contains: digits only" in str(wizard.query_one("#pattern-error").content)
+        assert not wizard.query_one("#results").display  # no search was sent
+        assert "Searching" not in str(wizard.query_one("#search-status").content)
+        set_value(wizard, "pattern", "")
+        # Typed with spacing: the field shows (and the wizard sends) the number without it.
+        set_value(wizard, "number", "91 22 7240 1010")
+        await next_step(pilot, wizard, "requirements")
+        assert wizard.query_one("#number", Input).value == "912272401010"
+        assert "Number 912272401010" in str(wizard.query_one("#requirements").content)
+        await next_step(pilot, wizard, "enduser")
+        set_value(wizard, "eu-name", "Acme Telecom Pvt Ltd")
+        await next_step(pilot, wizard, "documents")
+        set_value(wizard, "doc-0-field-gstin", "abc")
+        set_value(wizard, "doc-2-field-pan", "ABCDE12345")
+        await pilot.pause()
+        assert "GSTIN: 15 characters, not 3" in str(wizard.query_one("#doc-0-field-gstin-error").content)
+        assert "PAN: 5 letters, 4 digits, 1 letter" in str(wizard.query_one("#doc-2-field-pan-error").content)
+        set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
+        set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
+        set_value(wizard, "doc-2-path", "kyc/pan-card.png")
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert wizard.step == "documents" and "GSTIN: 15 characters" in str(wizard.banner.message)
+        # Lower case is accepted and sent in capitals.
+        set_value(wizard, "doc-0-field-gstin", "29abcde1234f1z5")
+        set_value(wizard, "doc-2-field-pan", "abcde1234f")
+        await next_step(pilot, wizard, "review")
+        review = str(wizard.query_one("#review").content)
+        assert "gstin: 29ABCDE1234F1Z5" in review and "pan: ABCDE1234F" in review
+        assert app.spy.posts == []
+
+
+async def test_requirements_name_the_picked_number_with_its_e164_and_city(make_host):
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await pick_from_search(pilot, wizard, "1010")
+        await next_step(pilot, wizard, "requirements")
+        assert "Number 912272401010 (+912272401010, Mumbai)" in str(wizard.query_one("#requirements").content)

@@ -90,6 +90,68 @@ class CountryCode(Validator):
         return self.success()
 
 
+class Digits(Validator):
+    """The search pattern: the digits a number contains, nothing else."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__()
+        self.label = label
+
+    def validate(self, value: str) -> ValidationResult:
+        if value.strip() and not value.strip().isdigit():
+            return self.failure(f"{self.label}: digits only (0-9), for example 4567")
+        return self.success()
+
+
+# Identifiers whose format is fixed by law, checked when a document asks for them by this key.
+# Typed in any case; sent in capitals (data_field_value).
+KNOWN_FORMATS: dict[str, tuple[re.Pattern[str], str]] = {
+    "pan": (re.compile(r"^[A-Z]{5}[0-9]{4}[A-Z]$"), "5 letters, 4 digits, 1 letter, for example ABCDE1234F"),
+    "gstin": (re.compile(r"^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$"),
+              "15 characters: 2-digit state code, the PAN, entity number, Z, check character, "
+              "for example 29ABCDE1234F1Z5"),
+}
+_LENGTH_IN_TEXT = re.compile(r"\b(\d{1,3})-character")
+
+
+class DataFieldRule(Validator):
+    """A document data field's rule where one is known: its key's legal format, else the length
+    its description gives ("15-character GST identification number")."""
+
+    def __init__(self, label: str, *, length: int | None = None,
+                 pattern: re.Pattern[str] | None = None, hint: str = "") -> None:
+        super().__init__()
+        self.label = label
+        self.length = length
+        self.pattern = pattern
+        self.hint = hint
+
+    def validate(self, value: str) -> ValidationResult:
+        text = value.strip().upper()
+        if not text:
+            return self.success()  # Required says so when it is required
+        if self.length is not None and len(text) != self.length:
+            return self.failure(f"{self.label}: {self.length} characters, not {len(text)}")
+        if self.pattern is not None and not self.pattern.match(text):
+            return self.failure(f"{self.label}: {self.hint}")
+        return self.success()
+
+
+def data_field_rules(key: str, label: str, description: str | None) -> list[Validator]:
+    known = KNOWN_FORMATS.get(key.lower())
+    found = _LENGTH_IN_TEXT.search(description or "")
+    length = int(found.group(1)) if found else None
+    if known is None and length is None:
+        return []
+    pattern, hint = known if known is not None else (None, "")
+    return [DataFieldRule(label, length=length, pattern=pattern, hint=hint)]
+
+
+def data_field_value(key: str, value: str) -> str:
+    value = value.strip()
+    return value.upper() if key.lower() in KNOWN_FORMATS else value
+
+
 def parse_data_fields(text: str) -> dict[str, str]:
     """``gstin=29AB…, pan=ABCDE1234F`` → a dict; raises ValueError naming the broken part."""
     fields: dict[str, str] = {}

@@ -61,10 +61,13 @@ from vap_console.tui.screens.wizard.rules import (
     STEPS,
     CountryCode,
     DataFieldsText,
+    Digits,
     Email,
     Landing,
     PhoneNumber,
     Required,
+    data_field_rules,
+    data_field_value,
     documents_named,
     first_step,
     human_size,
@@ -197,6 +200,7 @@ class DocumentEntry(Vertical):
             for data_field in self.doc_type.data_fields:
                 label = data_field.label + ("" if data_field.required else " (optional)")
                 validators = [Required(data_field.label)] if data_field.required else []
+                validators += data_field_rules(data_field.key, data_field.label, data_field.description)
                 yield from field(label, f"{prefix}-field-{data_field.key}", validators=validators,
                                  placeholder=data_field.description or "")
         yield Label("File (PDF, JPEG or PNG, at most 5 MB)", classes="field-label")
@@ -213,7 +217,8 @@ class DocumentEntry(Vertical):
                 return {}  # shown beside the field; the step does not move on until it is fixed
         values = {}
         for data_field in self.doc_type.data_fields:
-            value = self.query_one(f"#doc-{self.index}-field-{data_field.key}", Input).value.strip()
+            value = data_field_value(
+                data_field.key, self.query_one(f"#doc-{self.index}-field-{data_field.key}", Input).value)
             if value:
                 values[data_field.key] = value
         return values
@@ -353,7 +358,8 @@ class RentalWizard(ModalScreen[Rental | None]):
                                 value=self._number_type, allow_blank=False, id="number-type",
                             )
                         with Vertical():
-                            yield from field("Digits it contains", "pattern", placeholder="e.g. 4567")
+                            yield from field("Digits it contains", "pattern", placeholder="e.g. 4567",
+                                             validators=[Digits("Digits it contains")])
                         with Vertical():
                             yield from field("City", "city", placeholder="e.g. Bengaluru")
                         yield Button("Search", id="search")
@@ -546,6 +552,10 @@ class RentalWizard(ModalScreen[Rental | None]):
         if self.step == "review":
             self._confirm_and_submit()
             return
+        if self.step == "number":
+            # What is sent, shown: "+91 22 7240-1010" and "91 22 7240 1010" lose their spacing alike.
+            number = self.query_one("#number", Input)
+            number.value = normalise_number(number.value)
         sequence = self.sequence()
         self.banner.clear()
         self._show_step(sequence[sequence.index(self.step) + 1])
@@ -659,7 +669,7 @@ class RentalWizard(ModalScreen[Rental | None]):
 
     def _search(self) -> None:
         country = self.query_one("#country", Input)
-        if not self._check_inputs(country.parent):  # type: ignore[arg-type]
+        if not self._check_inputs(self.query_one("#search-row")):
             return
         filters = SearchFilters(
             pattern=self._value("pattern").strip() or None,
@@ -834,9 +844,19 @@ class RentalWizard(ModalScreen[Rental | None]):
             parts.append(f"setup fee {money(setup, currency)}")
         return f"{money(total, currency)} ({' + '.join(parts)})"
 
+    def _number_shown(self) -> str:
+        """The number being rented as it will be sent, with its E.164 form and city when picked."""
+        number = normalise_number(self._value("number"))
+        chosen = self._selected
+        if chosen is not None and same_number(chosen.number, number):
+            where = f", {chosen.city}" if chosen.city else ""
+            return f"{number} ({chosen.e164}{where})" if chosen.e164 != number else f"{number}{where}"
+        return number or "—"
+
     def _render_requirements(self) -> None:
         country, number_type = self._requirements_for or self._asked()
-        lines = [Content.from_markup("[b]Country[/] $c · [b]type[/] $t", c=country, t=number_type), Content("")]
+        lines = [Content.from_markup("[b]Number[/] $n", n=self._number_shown()),
+                 Content.from_markup("[b]Country[/] $c · [b]type[/] $t", c=country, t=number_type), Content("")]
         requirements = self.requirements
         if requirements is None:
             lines.append(Content.from_markup(
