@@ -34,6 +34,9 @@ class _Wire(BaseModel):
         populate_by_name=True,
         extra="allow",
         serialize_by_alias=True,
+        # Build each model's validator on first use, not at import: start-up then pays only for
+        # the few models its first screen parses (the import was ~100-200 ms of schema building).
+        defer_build=True,
     )
 
     @model_serializer(mode="wrap")
