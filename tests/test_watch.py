@@ -122,6 +122,8 @@ def test_exits_1_for_a_released_rental_without_polling_on(sandbox):
     code, out, _ = sandbox.watch(rental_id, key="sk_sandbox_agent")
     assert code == 1
     assert statuses(out) == ["released"]
+    last = out.splitlines()[-1]
+    assert last.startswith("released: ") and last.count("released") == 1, last  # not "released: released: …"
     assert sandbox.slept == []
 
 

@@ -141,8 +141,11 @@ async def _watch(
                         number = rental.e164 or rental.number or ""
                         print(f"active {number}".rstrip(), file=out, flush=True)
                         return EXIT_ACTIVE
-                    reason = failure_reason(rental)
-                    print(f"{rental.status}: {reason or 'no reason given'}", file=out, flush=True)
+                    reason = failure_reason(rental) or "no reason given"
+                    # A release reason comes as "released: user" already: the status once is enough.
+                    if not reason.startswith(f"{rental.status}:"):
+                        reason = f"{rental.status}: {reason}"
+                    print(reason, file=out, flush=True)
                     return EXIT_FAILED
         except (Unauthorized, ForbiddenScope) as exc:
             print(f"vap: {exc}", file=err, flush=True)

@@ -274,3 +274,19 @@ async def test_requirements_name_the_picked_number_with_its_e164_and_city(make_h
         await pick_from_search(pilot, wizard, "1010")
         await next_step(pilot, wizard, "requirements")
         assert "Number 912272401010 (+912272401010, Mumbai)" in str(wizard.query_one("#requirements").content)
+
+
+# --- defect 13: the 402 message says each thing once ---
+
+
+async def test_no_autopay_message_says_what_to_do_once(make_host):
+    app = make_host("sk_sandbox_noautopay")
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_review(pilot, wizard)
+        await confirm_rent(pilot, wizard)
+        await until(pilot, lambda: wizard.banner.message)
+        message = str(wizard.banner.message).lower()
+        assert "telephony_autopay_required" in message and "press retry" in message
+        assert message.count("dashboard") == 1, message
+        assert message.count("set up") + message.count("set one up") + message.count("set a mandate") == 1, message

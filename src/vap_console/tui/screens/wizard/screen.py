@@ -1078,9 +1078,12 @@ class RentalWizard(ModalScreen[Rental | None]):
             return
         self._show_step("review")
         if isinstance(error, errors.AutopayRequired):
+            # The server's message already says what to do; the client's own hint would say it again.
+            text = error.message.strip().rstrip(".") or error.default_message()
+            where = f"HTTP {error.status}, " if error.status else ""
+            advice = "" if "dashboard" in text.lower() else " Set up an auto-pay mandate in the dashboard."
             self._tell(
-                f"{error} Auto-pay lets the platform top the wallet up for the rent; set a mandate "
-                "in the dashboard, then press Retry. Everything you typed is kept.",
+                f"{text} ({where}{error.code}).{advice} Then press Retry: everything you typed is kept.",
                 retry=self.submit,
             )
             return
