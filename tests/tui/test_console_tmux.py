@@ -84,13 +84,15 @@ def pane(tmp_path: Path) -> Iterator[Pane]:
 
 @pytest.mark.parametrize("quit_key", ["q", "C-c"])
 def test_vap_sandbox_opens_on_numbers_switches_areas_and_quits_cleanly(pane: Pane, quit_key: str) -> None:
-    pane.wait_for("Numbers", "profile sandbox", "online", "Bengaluru")
+    pane.wait_for("Numbers", "profile sandbox", "online", "Chennai")
     pane.keys("2")
     pane.wait_for("Tools", "lookup_customer")
     # Typed in one burst: the keys after `n` land in the form that `n` opens.
     pane.type("nquick_tool")
     pane.wait_for("New tool", "quick_tool")
-    pane.keys("Escape", "3")
+    pane.keys("Escape")
+    pane.wait_for("Discard the new tool?")
+    pane.keys("y", "3")
     pane.wait_for("Variables", "agent_name")
     pane.type("/customer")
     pane.wait_for("variables match “customer”")
