@@ -402,9 +402,9 @@ async def test_requested_numbers_are_marked_and_written_like_owned_ones() -> Non
         rows = table(console.app)
         cells = {key: rows.row_text(n) for n, key in enumerate(rows.keys)}
         by_status = {c[0]: c[1] for c in cells.values()}
-        assert by_status["kyc_rejected"] == f"(+{rejected.requested_number})"
-        assert by_status["active"].startswith("+91") and not by_status["active"].startswith("(")
-        assert "(number) = requested, not bought yet" in plain(console.app.screen.query_one("#list-count", Static))
+        assert by_status["kyc_rejected"] == f"+{rejected.requested_number}*"
+        assert by_status["active"].startswith("+91") and not by_status["active"].endswith("*")
+        assert "* requested, not bought yet" in plain(console.app.screen.query_one("#list-count", Static))
         rows.move_to_key(rejected.id)
         await settle(pilot)
         head = plain(console.app.screen.query_one("#detail-head", Static))

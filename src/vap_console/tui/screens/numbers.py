@@ -52,7 +52,8 @@ def number_cell(rental: Rental) -> Text | str:
         return owned
     if rental.requested_number:
         # Asked for, not bought (and maybe never: rejected, failed): shown apart from owned numbers.
-        return Text(f"({fmt.e164(rental.requested_number)})", style="dim italic")
+        # A footnote mark, not parentheses: the column keeps its 120-column width (no city cut).
+        return Text(f"{fmt.e164(rental.requested_number)}*", style="dim italic")
     return fmt.NONE
 
 
@@ -99,7 +100,7 @@ def history_table(history: list[dict[str, Any]]) -> Table:
     return table
 
 
-REQUESTED_NOTE = "(number) = requested, not bought yet"
+REQUESTED_NOTE = "* requested, not bought yet"
 
 
 def fields_table(rows: list[tuple[str, object]]) -> Table:
@@ -124,7 +125,7 @@ class NumbersScreen(ListScreen[Rental]):
         Column("Type", 10),
         Column("Ctry", 4),
         Column("City", 14, min_width=6),
-        # "Rent/mo": room for a requested number's parentheses without cutting the status.
+        # "Rent/mo": room for a requested number's footnote mark without cutting the status.
         Column("Rent/mo", 14, min_width=9),
         Column("Renews", 10, min_width=10),
     )
