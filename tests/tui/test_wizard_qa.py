@@ -79,27 +79,26 @@ async def test_documents_step_scrolls_to_the_focused_field_and_the_first_problem
         await pilot.pause()
         # Next with the signatory's PAN and file missing: it names the first and shows it.
         await pilot.press("pagedown")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: on_screen(wizard, "doc-2-field-pan")
+                    and on_screen(wizard, "doc-2-field-pan-error"), timeout=2)
         assert wizard.step == "documents"
         assert app.screen.focused is wizard.query_one("#doc-2-field-pan", Input)
-        assert on_screen(wizard, "doc-2-field-pan") and on_screen(wizard, "doc-2-field-pan-error")
         message = str(wizard.banner.message)
         assert "Authorised signatory's ID" in message and "PAN: required" in message
         # Tab from the top walks down the documents, each field scrolled into view as it is focused.
+        # (Focus scrolls smoothly: wait for the scroll to end rather than for a fixed time.)
         wizard.query_one("#doc-0-field-gstin", Input).focus()
-        await pilot.pause(0.1)
-        assert on_screen(wizard, "doc-0-field-gstin")
+        await until(pilot, lambda: on_screen(wizard, "doc-0-field-gstin"), timeout=2)
         for _ in range(5):
             await pilot.press("tab")
-            await pilot.pause(0.05)
-            assert on_screen(wizard, app.screen.focused.id)
+            await until(pilot, lambda: on_screen(wizard, app.screen.focused.id), timeout=2)
         await pilot.press(*"ABCDE1234F")
         assert wizard.query_one("#doc-2-field-pan", Input).value == "ABCDE1234F"
         # With the PAN typed, the next problem named is the missing file.
         await pilot.press("pagedown")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: on_screen(wizard, "doc-2-path") and on_screen(wizard, "doc-2-path-error"),
+                    timeout=2)
         assert app.screen.focused is wizard.query_one("#doc-2-path", Input)
-        assert on_screen(wizard, "doc-2-path") and on_screen(wizard, "doc-2-path-error")
         assert "file: a file is required" in str(wizard.banner.message)
 
 
