@@ -293,8 +293,8 @@ async def type_id(pilot, value: str) -> None:  # noqa: ANN001
     from textual.widgets import Input
 
     box = pilot.app.screen.query_one("#id-input", Input)
-    box.value = ""
-    await pilot.press(*value, "enter")
+    box.value = value  # as pasted
+    await pilot.press("enter")
     await settle(pilot)
 
 
