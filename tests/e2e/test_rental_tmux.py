@@ -183,8 +183,10 @@ def test_full_rental_in_the_real_console(tmux, tmp_path):
     tmux.wait_for("Rent a number", "912272401010")
     tmux.keys("q")
     tmux.wait_for("VAP-EXITED 0")
-    # Remembered for the profile: the rental's id, and nothing personal.
-    index = json.loads((tmp_path / "data" / "vap-console" / "index" / "default.json").read_text())
+    # Remembered for this key's session (a VAP_API_KEY session keeps one index per server):
+    # the rental's id, and nothing personal.
+    (index_file,) = (tmp_path / "data" / "vap-console" / "index").glob("*.json")
+    index = json.loads(index_file.read_text())
     assert len(index["rentals"]) == 1
     stored = json.dumps(index)
     assert "Acme" not in stored and "912272401010" not in stored and "sk_sandbox" not in stored
