@@ -27,14 +27,9 @@ from textual.worker import Worker
 
 from vap_console.api import errors
 from vap_console.tui.commands import AreaCommands
-from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
-from vap_console.tui.screens.templates import TemplatesScreen
-from vap_console.tui.screens.tools import ToolsScreen
-from vap_console.tui.screens.variables import VariablesScreen
-from vap_console.tui.screens.voices import VoicesScreen
 from vap_console.tui.settings import Settings
 from vap_console.tui.widgets.banner import Banner
 
@@ -62,6 +57,18 @@ AREA_HELP = {
     "agents": "Agents, web calls",
 }
 PROFILES_MODULE = "vap_console.tui.screens.profiles"
+# Areas other than Numbers, imported when first shown: start-up pays only for the first screen.
+LAZY_AREAS = {
+    "tools": ("vap_console.tui.screens.tools", "ToolsScreen"),
+    "variables": ("vap_console.tui.screens.variables", "VariablesScreen"),
+    "voices": ("vap_console.tui.screens.voices", "VoicesScreen"),
+    "templates": ("vap_console.tui.screens.templates", "TemplatesScreen"),
+    "agents": ("vap_console.tui.screens.agents", "AgentsScreen"),
+}
+
+
+def _lazy_screen(module: str, name: str) -> Callable[[], Any]:
+    return lambda: getattr(importlib.import_module(module), name)()
 
 # Waiting longer than this for a 429 is worse than showing the error and a Retry.
 MAX_RATE_LIMIT_WAIT = 60.0
@@ -74,11 +81,7 @@ class VapApp(App[int]):
     TITLE = "vap console"
     MODES: ClassVar[dict[str, Any]] = {
         "numbers": NumbersScreen,
-        "tools": ToolsScreen,
-        "variables": VariablesScreen,
-        "voices": VoicesScreen,
-        "templates": TemplatesScreen,
-        "agents": AgentsScreen,
+        **{mode: _lazy_screen(module, name) for mode, (module, name) in LAZY_AREAS.items()},
     }
     COMMANDS = App.COMMANDS | {AreaCommands}
     BINDINGS = [
@@ -439,6 +442,8 @@ def known_binding_ids() -> set[str]:
 
     if importlib.util.find_spec(PROFILES_MODULE) is not None:
         importlib.import_module(PROFILES_MODULE)  # its screens are imported only when opened
+    for module, _name in LAZY_AREAS.values():
+        importlib.import_module(module)  # so are the areas' until first shown
     ids: set[str] = set()
     pending: list[type] = [DOMNode]
     while pending:
