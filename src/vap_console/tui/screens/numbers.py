@@ -26,7 +26,6 @@ from vap_console.tui import format as fmt
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.rental import RentalScreen
-from vap_console.tui.screens.wizard import RentalWizard
 from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
 from vap_console.tui.widgets.timeline import Timeline
 
@@ -297,6 +296,9 @@ class NumbersScreen(ListScreen[Rental]):
 
     def action_rent_number(self) -> None:
         # The wizard opens the new rental's live screen itself; the list just picks it up.
+        # Imported here: start-up, which shows the list, need not pay for the wizard.
+        from vap_console.tui.screens.wizard import RentalWizard
+
         self.app.push_screen(RentalWizard(), lambda rental: self.reload() if rental else None)
 
     @on(RowTable.Selected)
