@@ -545,7 +545,10 @@ async def test_without_extensions_the_number_is_typed_and_documents_are_named_by
         for index, (type_id, data, path) in enumerate(documents):
             if index:
                 wizard.query_one("#doc-add", Button).press()
-                await until(pilot, lambda: wizard.query(f"#doc-{index}-type"))
+                # The new entry mounts in parts: wait for its last field, not only its first.
+                await until(pilot, lambda: wizard.query(f"#doc-{index}-type")
+                            and wizard.query(f"#doc-{index}-data")
+                            and wizard.query(f"#doc-{index}-path"))
             set_value(wizard, f"doc-{index}-type", type_id)
             set_value(wizard, f"doc-{index}-data", data)
             set_value(wizard, f"doc-{index}-path", path)
