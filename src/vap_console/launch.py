@@ -42,34 +42,36 @@ def _run_on_sandbox(speed: float) -> int:
     if speed <= 0:
         _say(f"--speed must be more than 0, got {speed:g}")
         return 2
-    import httpx
+    from vap_console.sandbox.process import start_in_process
 
-    from vap_console.api import VapClient
-    from vap_console.credentials import LocalIndex
-    from vap_console.sandbox.server import start_in_thread
-    from vap_console.sandbox.keys import DEFAULT_KEY
-    from vap_console.tui.app import make_app
-    from vap_console.tui.settings import Settings
-
-    server = start_in_thread(speed=speed)
+    # First, before the console's own imports: the child starts on another core meanwhile.
+    sandbox = start_in_process(speed=speed)
     # The sandbox forgets everything when it stops, so its id index lives and dies with it.
     index_dir = Path(tempfile.mkdtemp(prefix="vap-sandbox-"))
     try:
-        base_url = server.base_url
+        from vap_console.api import VapClient  # first: it keeps httpx's own CLI from loading
+
+        import httpx
+        from vap_console.credentials import LocalIndex
+        from vap_console.sandbox.keys import DEFAULT_KEY
+        from vap_console.tui.app import make_app
+        from vap_console.tui.settings import Settings
+
         app = make_app(
             # The sandbox speaks plain HTTP on loopback: a transport without TLS verification skips
             # loading the CA bundle, 100–200 ms of start-up spent on a context no request would use.
+            # The address is asked for only when the client opens, by when the child is serving.
             client_factory=lambda: VapClient(
-                base_url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport(verify=False)
+                sandbox.base_url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport(verify=False)
             ),
             profile_name="sandbox",
-            base_url=base_url,
+            base_url="http://127.0.0.1",  # the port is the child's; the app takes it from the client
             local_index=LocalIndex("sandbox", data_dir=index_dir),
             settings=Settings.load(),
         )
         return _run(app)
     finally:
-        server.stop()
+        sandbox.stop()
         shutil.rmtree(index_dir, ignore_errors=True)
 
 

@@ -1,5 +1,13 @@
 """Textual-free client for the Voice Agent Platform API."""
 
+import sys
+
+# httpx imports its own command-line tool whenever click is installed (uvicorn brings it in): click,
+# pygments and rich's syntax and progress modules, ~70 ms of every console start-up for a tool this
+# program never runs. An empty entry makes that optional import fail at once, as httpx allows for.
+if "httpx" not in sys.modules:
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
+
 from vap_console.api import errors, models
 from vap_console.api.client import VapClient, mask_key, new_idempotency_key
 from vap_console.api.rental import (

@@ -110,7 +110,9 @@ class VapApp(App[int]):
         credentials: Any = None,
         start_screen: str = "numbers",
     ) -> None:
+        self.DEFAULT_MODE = start_screen
         super().__init__()
+        self._opening: asyncio.Future[None] | None = None
         self._client_factory = client_factory
         self._clock = clock
         self._exit_stack = AsyncExitStack()
@@ -132,6 +134,8 @@ class VapApp(App[int]):
         self.tool_names: dict[str, str] = {}
         # How the app waits out a 429; tests swap in one that advances a virtual clock.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        # False until the first screen has painted (it may wait a moment for its rows).
+        self.painted = False
         self._quit_question: Any = None  # the "quit and lose what was typed?" dialog while it is open
         # While a 429 is waited out: when the next attempt goes, and the timer redrawing the banner.
         self._limited_until: datetime | None = None
@@ -151,9 +155,23 @@ class VapApp(App[int]):
 
     # --- life cycle ---
 
+    async def open_client(self) -> VapClient:
+        """The API client, opened on first use: the start screen's first request goes out while
+        the screen is still being built, rather than after."""
+        if self._opening is None:
+            self._opening = asyncio.ensure_future(self._open_client())
+        await asyncio.shield(self._opening)
+        return self.client
+
+    async def _open_client(self) -> None:
+        client = await self._exit_stack.enter_async_context(self._client_factory())
+        client.on_wait = self._client_waits
+        # The embedded sandbox's port is known only once its process serves: the client says it.
+        self.base_url = client.base_url
+        self._client = client
+
     async def on_mount(self) -> None:
-        self._client = await self._exit_stack.enter_async_context(self._client_factory())
-        self._client.on_wait = self._client_waits
+        await self.open_client()
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         else:
@@ -173,7 +191,6 @@ class VapApp(App[int]):
                 )
         if self.settings.problem:
             self.notify(self.settings.problem, title="config.toml", severity="warning")
-        await self.switch_mode(self.start_screen)
         resume_remembered(self)
 
     async def on_unmount(self) -> None:
@@ -297,6 +314,7 @@ class VapApp(App[int]):
     async def call_api(self, call: Callable[[VapClient], Awaitable[T]]) -> T:
         """Run one client call; a 429 waits Retry-After and tries again, the rest propagate."""
         attempts = 0
+        await self.open_client()
         while True:
             try:
                 result = await call(self.client)

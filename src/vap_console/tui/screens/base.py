@@ -17,11 +17,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Input, Static
+from textual.widgets import ContentSwitcher, Input, Static
 from textual.worker import Worker, WorkerState
 
 from vap_console.api import errors
 from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.list_state import ListState
 from vap_console.tui.widgets.rows import Column, Row, RowTable
 from vap_console.tui.widgets.status_bar import StatusBar
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
     from vap_console.tui.app import VapApp
 
 T = TypeVar("T")
+
+# How long the console's first screen may wait for its rows before it paints "Loading…".
+FIRST_PAINT_WAIT = 0.3
 
 
 class ForwardsWorkerFailures:
@@ -74,6 +78,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.select_after_load: str | None = None
         # The last load failed for want of a server: it is tried again once the server answers.
         self._failed_offline = False
+        self._holding_paint = False
 
     @property
     def vap(self) -> VapApp:
@@ -117,12 +122,37 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
                 yield Static(id="list-count")
             with VerticalScroll(id="detail-pane"):
                 yield from self.compose_detail()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#filter").display = False
         self.watch(self.app, "connection", self._connection_changed, init=False)
         self.reload()
+        if not self.vap.painted:
+            self._hold_first_paint()
+
+    def _hold_first_paint(self) -> None:
+        # The console's first screen appears with its rows rather than flashing "Loading…" for the
+        # moment a quick server takes: painting waits for the first load, at most FIRST_PAINT_WAIT.
+        # (It also spares a full paint of the screen in the middle of start-up.)
+        self._holding_paint = True
+        # On the app: a timer of this screen would die with it and leave the screen unpainted.
+        self.app.set_timer(FIRST_PAINT_WAIT, self._release_paint)
+
+    def _release_paint(self) -> None:
+        if self._holding_paint:
+            self._holding_paint = False
+            self.vap.painted = True
+            self.refresh()
+
+    def _compositor_refresh(self) -> None:
+        # Every paint of a screen goes through here, the one after a layout pass too (which
+        # App.batch_update does not hold back), so this is where the first paint waits.
+        if not self._holding_paint:
+            super()._compositor_refresh()
+
+    def on_unmount(self) -> None:
+        self._release_paint()
 
     def _connection_changed(self, state: str) -> None:
         # Another screen reached the server: "could not connect" here is stale news.
@@ -173,6 +203,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self._update_count()
         self.show_detail(self.items.get(table.cursor_key or ""))
         self.after_load(message.items)
+        self._release_paint()
 
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         if worker.group != "load":
@@ -187,6 +218,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.query_one("#list-switch", ContentSwitcher).current = "state"
         self.query_one("#list-count", Static).update("")
         self.show_detail(None)
+        self._release_paint()
         return True
 
     @on(ListState.RetryRequested)

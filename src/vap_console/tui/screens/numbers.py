@@ -12,7 +12,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,6 +22,7 @@ from textual.widgets import Static
 from vap_console.api import errors
 from vap_console.api.models import Rental
 from vap_console.tui import format as fmt
+from vap_console.tui.pairs import Pairs
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.rental import RentalScreen
@@ -65,11 +65,9 @@ def _when(value: object) -> str:
     return fmt.text(value)
 
 
-def events_table(events: list[dict[str, Any]], currency: str | None) -> Table:
+def events_table(events: list[dict[str, Any]], currency: str | None) -> Pairs:
     """Every event, oldest first: when, what, and its data (amounts in the wallet's currency)."""
-    table = Table.grid(padding=(0, 1))
-    table.add_column(no_wrap=True, style="dim")
-    table.add_column(overflow="fold")
+    rows: list[tuple[str, Text]] = []
     for event in events:
         data = []
         for key, value in event.items():
@@ -83,33 +81,26 @@ def events_table(events: list[dict[str, Any]], currency: str | None) -> Table:
         line = Text(str(event.get("type", "?")), style="bold")
         if data:
             line.append(" · " + " · ".join(data))
-        table.add_row(_when(event.get("at")), line)
-    return table
+        rows.append((_when(event.get("at")), line))
+    return Pairs(rows, label_style="dim", gap=1)
 
 
-def history_table(history: list[dict[str, Any]]) -> Table:
-    table = Table.grid(padding=(0, 1))
-    table.add_column(no_wrap=True, style="dim")
-    table.add_column(overflow="fold")
+def history_table(history: list[dict[str, Any]]) -> Pairs:
+    rows: list[tuple[str, Text]] = []
     for entry in history:
         line = Text(str(entry.get("status", "?")), style="bold")
         if entry.get("note"):
             line.append(f" · {entry['note']}")
-        table.add_row(_when(entry.get("at")), line)
-    return table
+        rows.append((_when(entry.get("at")), line))
+    return Pairs(rows, label_style="dim", gap=1)
 
 
 REQUESTED_NOTE = "* requested, not bought yet"
 
 
-def fields_table(rows: list[tuple[str, object]]) -> Table:
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
+def fields_table(rows: list[tuple[str, object]]) -> Pairs:
     # Values wrap, and a long word (an id, a URL) folds onto the next line rather than being cut.
-    table.add_column(overflow="fold")
-    for name, value in rows:
-        table.add_row(name, value if isinstance(value, Text) else fmt.text(value))
-    return table
+    return Pairs((name, value if isinstance(value, Text) else fmt.text(value)) for name, value in rows)
 
 
 class NumbersScreen(ListScreen[Rental]):

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from vap_console.credentials import (
     ENV_KEY,
@@ -28,6 +28,7 @@ from vap_console.credentials import (
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.login import AsyncVerifier, LoginScreen
 from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.rows import Column, RowTable, make_row
 from vap_console.tui.widgets.status_bar import StatusBar
 
@@ -111,7 +112,7 @@ class ProfilesScreen(Screen[None]):
         with Vertical(id="profiles-body"):
             yield RowTable(self.COLUMNS, id="profile-rows")
             yield Static("", id="profiles-note")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         if self.keystore is None:

@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from vap_console.api import errors
 from vap_console.api.models import Rental, RentalStatus
@@ -28,6 +28,7 @@ from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, foll
 from vap_console.tui import format as fmt
 from vap_console.tui.screens.wizard.rules import same_number
 from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.timeline import STATUS_LABELS, Timeline
 
 
@@ -139,7 +140,7 @@ class RentalScreen(Screen[None]):
             yield Banner(id="rental-banner")
             yield Static(fields_text(self.rental), id="rental-fields", markup=False)
             yield Timeline(self.rental, id="timeline")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.follow()
