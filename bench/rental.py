@@ -20,13 +20,14 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from tests.net import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[1]
 MB = 1024 * 1024
@@ -93,23 +94,6 @@ def _serve_sink(port: int) -> None:
 
 
 # --- helpers ---
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for_port(port: int, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listened on port {port}")
 
 
 def _status_kb(field: str) -> int:
@@ -252,11 +236,11 @@ def _child(*args: str) -> dict:
 
 
 def _measure_upload() -> dict:
-    port = _free_port()
+    port = free_port()
     sink = subprocess.Popen([sys.executable, "-m", "bench.rental", "--child", "sink", str(port)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_for_port(port)
+        wait_for_port(port)
         with tempfile.TemporaryDirectory(prefix="vap-bench-") as folder:
             _make_documents(Path(folder))
             return _child("upload", f"http://127.0.0.1:{port}", folder)
@@ -266,12 +250,12 @@ def _measure_upload() -> dict:
 
 
 def _measure_polling() -> tuple[dict, dict]:
-    port = _free_port()
+    port = free_port()
     vap = Path(sys.executable).with_name("vap")
     server = subprocess.Popen([str(vap), "sandbox", "serve", "--port", str(port), "--speed", "0.05"],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_for_port(port)
+        wait_for_port(port)
         base_url = f"http://127.0.0.1:{port}"
         rental_id = _rent_waiting(base_url)
         idle = _child("poll", base_url, rental_id, str(IDLE_WINDOW), "0")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import socket
 import traceback
 
 import pytest
@@ -11,12 +10,7 @@ import pytest
 from vap_console.api import RentalApplication, VapClient, errors
 from tests.api.conftest import API_KEY, json_response
 from tests.api.loopback import HangUpServer
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.net import free_port
 
 
 def test_key_absent_from_repr_and_str_but_last_four_shown():
@@ -53,7 +47,7 @@ async def _failures(loopback_url: str) -> list[BaseException]:
     async with VapClient(loopback_url, API_KEY) as client:
         await attempt(client.list_voices())  # 401
         await attempt(client.get_rental("x"))  # 404
-    async with VapClient(f"http://127.0.0.1:{_free_port()}", API_KEY, max_retries=0) as client:
+    async with VapClient(f"http://127.0.0.1:{free_port()}", API_KEY, max_retries=0) as client:
         await attempt(client.list_variables())  # connection refused
         await attempt(client.start_webcall("ua_x"))
     with HangUpServer() as server:
