@@ -9,104 +9,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import socket
 import subprocess
-import sys
-import time
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.e2e.documents import make_kyc_set
+from tests.net import free_port, wait_for_port
+from tests.tmux import VAP, Tmux, needs_tmux
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
-    pytest.mark.timeout(180),
-]
-
-VAP = Path(sys.executable).with_name("vap")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_port(port: int, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"the sandbox never listened on port {port}")
-
-
-class Tmux:
-    """One private tmux server (its own socket) with one 120×36 window."""
-
-    def __init__(self, workdir: Path, env: dict[str, str]) -> None:
-        self.socket = f"vap-e2e-{uuid.uuid4().hex[:8]}"
-        self.workdir = workdir
-        self.env = env
-
-    def _tmux(self, *args: str, check: bool = True) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
-                              check=check, env=self.env, timeout=20)
-        return done.stdout
-
-    def start(self, command: list[str]) -> None:
-        exported = " ".join(
-            f"{name}={self.env[name]}"
-            for name in ("VAP_API_KEY", "VAP_BASE_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME")
-        )
-        shell = f"cd {self.workdir} && env {exported} TERM=xterm-256color {' '.join(command)}; " \
-                "echo VAP-EXITED $?; sleep 30"
-        self._tmux("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "36", shell)
-
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            self._tmux("send-keys", "-t", "e2e", key)
-            time.sleep(0.05)
-
-    def type(self, text: str) -> None:
-        self._tmux("send-keys", "-t", "e2e", "-l", text)
-        time.sleep(0.1)
-
-    def field(self, text: str) -> None:
-        """Type into the focused field, then Enter to the next one.
-
-        Enter moves the focus through a message, so keys sent right behind it could still reach
-        the old field: wait until the value shows, and give the focus time to move.
-        """
-        if text:
-            self.type(text)
-            self.wait_for(text)
-        self.keys("Enter")
-        time.sleep(0.4)
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", "e2e")
-
-    def wait_for(self, *texts: str, timeout: float = 20) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if all(text in screen for text in texts):
-                return screen
-            assert "Traceback" not in screen, screen
-            time.sleep(0.2)
-        raise AssertionError(f"waited {timeout:g} s for {texts!r}; the screen shows:\n{screen}")
-
-    def kill(self) -> None:
-        self._tmux("kill-server", check=False)
+pytestmark = [pytest.mark.e2e, needs_tmux, pytest.mark.timeout(180)]
 
 
 @pytest.fixture
@@ -135,8 +47,9 @@ def tmux(tmp_path, sandbox_server) -> Iterator[Tmux]:
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "HOME": str(tmp_path),
     }
-    session = Tmux(tmp_path, env)
-    session.start([str(VAP)])
+    session = Tmux(env, session="e2e")
+    session.start([str(VAP)], cwd=tmp_path,
+                  exported=("VAP_API_KEY", "VAP_BASE_URL", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME"))
     try:
         yield session
     finally:
