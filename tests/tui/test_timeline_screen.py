@@ -7,18 +7,14 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.documents import make_kyc_set
-from tests.tui.wizard_host import Host, fast_schedule, rent_async, rent_now, rental_screen, until
+from tests.tui.wizard_host import Host, rent_async, rent_now, rental_screen, rental_shown, until
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.server import start_in_thread
-from vap_console.tui.screens.rental import RentalScreen
 
 NORMAL, REJECTED, PURCHASE_FAILS = "912272401010", "912260000002", "912273100003"
 
-
-@pytest.fixture(autouse=True)
-def fast_polls(monkeypatch):
-    monkeypatch.setattr(RentalScreen, "schedule_factory", fast_schedule)
+pytestmark = pytest.mark.usefixtures("fast_polls")
 
 
 @pytest.fixture
@@ -40,8 +36,7 @@ async def test_timeline_goes_through_every_state_and_stops_polling(host, docs):
     rental_id = await rent_async(app, NORMAL, docs)
     app.open_rental = rental_id
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: rental_screen(app) and rental_screen(app).rental)
-        screen = rental_screen(app)
+        screen = await rental_shown(pilot, app)
         seen = [screen.rental.status]
         for _ in range(60):
             app.clock.advance(1)
@@ -64,8 +59,7 @@ async def test_offline_shows_retrying_then_resumes(host, docs):
     rental_id = await rent_async(app, NORMAL, docs)
     app.open_rental = rental_id
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: rental_screen(app) and rental_screen(app).rental)
-        screen = rental_screen(app)
+        screen = await rental_shown(pilot, app)
         app.spy.down = True
         await until(pilot, lambda: (screen.timeline.connection or "").startswith("offline — retrying in"))
         app.clock.advance(60)
@@ -86,8 +80,7 @@ async def test_latency_drops_and_502s_while_polling_end_in_the_right_state(host,
         rental_id = await rent_async(app, number, docs)
         app.open_rental = rental_id
         async with app.run_test(size=(120, 36)) as pilot:
-            await until(pilot, lambda: rental_screen(app) and rental_screen(app).rental, timeout=10)
-            screen = rental_screen(app)
+            screen = await rental_shown(pilot, app, timeout=10)
             clock.advance(120)
             await until(pilot, lambda: not screen.polling, timeout=15)
             assert screen.rental.status == final
@@ -137,8 +130,8 @@ def test_snapshot_rental_screen(snap_compare, host, docs, state):
     app.clock.advance(seconds)
 
     async def settled(pilot) -> None:
-        await until(pilot, lambda: rental_screen(app) and rental_screen(app).rental)
-        assert rental_screen(app).rental.status == state
-        rental_screen(app).timeline.connection = None
+        screen = await rental_shown(pilot, app)
+        assert screen.rental.status == state
+        screen.timeline.connection = None
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=settled)

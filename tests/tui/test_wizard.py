@@ -3,71 +3,33 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from textual.widgets import Button, DirectoryTree, Input, ProgressBar
 
-from tests.e2e.documents import make_kyc_set, make_pdf
+from tests.e2e.documents import make_pdf
 from tests.tui.wizard_host import (
-    fast_schedule,
-    Host,
     answer,
     confirm_rent,
     fill_documents,
     fill_end_user,
+    follow_to,
     lose_answer,
     next_step,
     pick_from_search,
     rental_screen,
+    rental_shown,
     set_value,
+    to_documents,
     to_review,
     until,
     values,
     wizard_of,
 )
-from vap_console.credentials import LocalIndex
-from vap_console.sandbox.clock import VirtualClock
-from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.wizard import RentalWizard
 from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
 
-
-@pytest.fixture(autouse=True)
-def fast_polls(monkeypatch):
-    monkeypatch.setattr(RentalScreen, "schedule_factory", fast_schedule)
-
-
-@pytest.fixture
-def docs(tmp_path, monkeypatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    make_kyc_set(tmp_path / "kyc")
-    return tmp_path / "kyc"
-
-
-@pytest.fixture
-def make_host(tmp_path, docs):
-    def make(key: str = "sk_sandbox_agent", **kwargs) -> Host:
-        clock = VirtualClock()
-        index = LocalIndex("test", data_dir=tmp_path / "data")
-        return Host(key=key, clock=clock, index=index, docs_dir=Path("kyc"), **kwargs)
-
-    return make
-
-
-async def follow_to(pilot, app: Host, status: str, *, step_seconds: float = 5, limit: int = 40) -> str:
-    """Advance the sandbox clock until the rental screen shows ``status`` (or settles elsewhere)."""
-    await until(pilot, lambda: rental_screen(app) is not None)
-    screen = rental_screen(app)
-    for _ in range(limit):
-        if screen.rental is not None and screen.rental.status == status:
-            break
-        if screen.rental is not None and screen.rental.is_terminal:
-            break
-        app.clock.advance(step_seconds)
-        await pilot.pause(0.08)
-    await until(pilot, lambda: not screen.polling or screen.rental.status == status)
-    return screen.rental.status
+pytestmark = pytest.mark.usefixtures("fast_polls")
 
 
 # --- the happy path, all the way to a live number ---
@@ -219,8 +181,7 @@ async def test_short_wallet_starts_in_funding_then_proceeds(make_host):
         wizard = wizard_of(app)
         await to_review(pilot, wizard)
         await confirm_rent(pilot, wizard)
-        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
-        assert rental_screen(app).rental.status == "funding"
+        assert (await rental_shown(pilot, app)).rental.status == "funding"
         assert await follow_to(pilot, app, "active") == "active"
 
 
@@ -405,17 +366,13 @@ async def test_fields_are_checked_inline_and_again_on_next(make_host):
         assert app.spy.posts == []
 
 
-async def test_each_file_is_checked_as_soon_as_it_is_chosen(make_host, docs):
-    (docs / "notes.pdf").write_text("not really a pdf")
-    make_pdf(docs / "huge.pdf", pad_to=5 * 1024 * 1024 + 4096)
+async def test_each_file_is_checked_as_soon_as_it_is_chosen(make_host, kyc_dir):
+    (kyc_dir / "notes.pdf").write_text("not really a pdf")
+    make_pdf(kyc_dir / "huge.pdf", pad_to=5 * 1024 * 1024 + 4096)
     app = make_host()
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
-        set_value(wizard, "number", "912272401010")
-        await next_step(pilot, wizard, "requirements")
-        await next_step(pilot, wizard, "enduser")
-        await fill_end_user(pilot, wizard)
-        await next_step(pilot, wizard, "documents")
+        await to_documents(pilot, wizard)
         set_value(wizard, "doc-0-path", "kyc/notes.pdf")
         set_value(wizard, "doc-1-path", "kyc/huge.pdf")
         set_value(wizard, "doc-2-path", "kyc/missing.png")
@@ -429,16 +386,12 @@ async def test_each_file_is_checked_as_soon_as_it_is_chosen(make_host, docs):
         assert "GSTIN: required" in str(wizard.query_one("#doc-0-field-gstin-error").content)
 
 
-async def test_file_picker_shows_only_documents_and_fills_the_path(make_host, docs):
-    (docs / "readme.txt").write_text("not a document")
+async def test_file_picker_shows_only_documents_and_fills_the_path(make_host, kyc_dir):
+    (kyc_dir / "readme.txt").write_text("not a document")
     app = make_host()
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
-        set_value(wizard, "number", "912272401010")
-        await next_step(pilot, wizard, "requirements")
-        await next_step(pilot, wizard, "enduser")
-        await fill_end_user(pilot, wizard)
-        await next_step(pilot, wizard, "documents")
+        await to_documents(pilot, wizard)
         wizard.query_one("#doc-2-browse", Button).press()
         await until(pilot, lambda: isinstance(app.screen, FilePicker))
         tree = app.screen.query_one(DirectoryTree)
@@ -580,8 +533,8 @@ async def test_server_text_with_brackets_is_shown_as_it_is(make_host):
         assert "[final]" in str(wizard.query_one("#doc-1-path-error").content)
 
 
-async def test_upload_streams_with_a_progress_bar(make_host, docs, monkeypatch):
-    make_pdf(docs / "incorporation.pdf", pad_to=3 * 1024 * 1024)  # a realistic scan
+async def test_upload_streams_with_a_progress_bar(make_host, kyc_dir, monkeypatch):
+    make_pdf(kyc_dir / "incorporation.pdf", pad_to=3 * 1024 * 1024)  # a realistic scan
     seen: list[tuple[int, int]] = []
     original = RentalWizard._progress
 

@@ -2,44 +2,29 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.e2e.documents import make_kyc_set
-import httpx
-
-from tests.tui.console_scenes import BASE_URL, build_console
-from vap_console.api import RentalApplication, RentalDocument, VapClient
-from vap_console.api.models import EndUser
+from tests.tui.console_scenes import build_console
 from tests.tui.wizard_host import (
     confirm_rent,
-    fast_schedule,
-    rental_screen,
+    follow_to,
+    rent_on_sandbox,
+    rental_shown,
     to_review,
     until,
     wizard_of,
 )
 from vap_console.credentials import LocalIndex
 from vap_console.tui.screens.numbers import NumbersScreen
-from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.wizard import RentalWizard
 from vap_console.tui.widgets.rows import RowTable
 
 SIZE = (120, 36)
 
-
-@pytest.fixture(autouse=True)
-def fast_polls(monkeypatch):
-    monkeypatch.setattr(RentalScreen, "schedule_factory", fast_schedule)
-
-
-@pytest.fixture
-def docs(tmp_path, monkeypatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return make_kyc_set(tmp_path / "kyc")["business_registration"].parent
+pytestmark = pytest.mark.usefixtures("fast_polls")
 
 
 async def numbers_loaded(pilot) -> None:
@@ -47,7 +32,7 @@ async def numbers_loaded(pilot) -> None:
                 and pilot.app.screen.query_one(RowTable).row_count > 0)
 
 
-async def test_n_on_numbers_opens_the_wizard_and_a_rental_goes_live(tmp_path, docs):
+async def test_n_on_numbers_opens_the_wizard_and_a_rental_goes_live(tmp_path, kyc_dir):
     console = build_console(index_dir=tmp_path / "index")
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
@@ -58,13 +43,8 @@ async def test_n_on_numbers_opens_the_wizard_and_a_rental_goes_live(tmp_path, do
         wizard = wizard_of(app)
         await to_review(pilot, wizard)
         await confirm_rent(pilot, wizard)
-        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
-        screen = rental_screen(app)
-        for _ in range(40):
-            if screen.rental.status == "active":
-                break
-            console.clock.advance(5)
-            await pilot.pause(0.05)
+        screen = await rental_shown(pilot, app)
+        await follow_to(pilot, app, "active", clock=console.clock)
         assert screen.rental.status == "active"
         assert LocalIndex("sandbox", data_dir=tmp_path / "index").ids("rentals") == [screen.rental_id]
         await pilot.press("escape")
@@ -94,31 +74,17 @@ async def test_enter_on_a_rental_opens_its_live_timeline():
         table = app.screen.query_one(RowTable)
         table.focus()
         await pilot.press("enter")
-        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
-        screen = rental_screen(app)
+        screen = await rental_shown(pilot, app)
         assert screen.timeline.render().plain.startswith(
             screen.rental.e164 or screen.rental.number or screen.rental.requested_number)
 
 
-async def test_remembered_rentals_resume_on_the_next_start(tmp_path, docs):
+async def test_remembered_rentals_resume_on_the_next_start(tmp_path, kyc_dir):
     console = build_console(index_dir=tmp_path / "index")
-    transport = httpx.ASGITransport(app=console.sandbox)
-    files = make_kyc_set(docs)
-    application = RentalApplication(
-        requested_number="912272401010",
-        end_user=EndUser(name="Acme Telecom Pvt Ltd"),
-        documents=[
-            RentalDocument(document_type_id="business_registration", data_fields={"gstin": "29ABCDE1234F1Z5"},
-                           path=files["business_registration"]),
-            RentalDocument(document_type_id="address_proof", path=files["address_proof"]),
-            RentalDocument(document_type_id="signatory_id", data_fields={"pan": "ABCDE1234F"},
-                           path=files["signatory_id"]),
-        ],
-    )
-    async with VapClient(BASE_URL, console.api_key, transport=transport) as client:
-        pending = await client.rent_number(application)
+    pending_id = await rent_on_sandbox(console.sandbox, console.api_key, "912272401010",
+                                       make_kyc_set(kyc_dir))
     # Created by this profile in an earlier run, still waiting for the carrier.
-    LocalIndex("sandbox", data_dir=tmp_path / "index").add("rentals", pending.id)
+    LocalIndex("sandbox", data_dir=tmp_path / "index").add("rentals", pending_id)
     app = console.app
     toasts: list[str] = []
     app.notify = lambda message, **kw: toasts.append(message)  # type: ignore[method-assign]

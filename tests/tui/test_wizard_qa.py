@@ -2,65 +2,36 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from rich.console import Console
 from textual.widgets import Input
 
-from tests.e2e.documents import make_kyc_set
 from tests.tui.console_scenes import build_console
 from tests.tui.wizard_host import (
-    Host,
     confirm_rent,
-    fast_schedule,
+    follow_to,
     next_step,
     pick_from_search,
-    rental_screen,
+    rental_shown,
     set_value,
+    to_documents,
     to_review,
     until,
     wizard_of,
 )
-from vap_console.credentials import LocalIndex
-from vap_console.sandbox.clock import VirtualClock
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
-from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.wizard import RentalWizard
 from vap_console.tui.screens.wizard.dialogs import Confirm
 from vap_console.tui.widgets.rows import RowTable
 
-
-@pytest.fixture(autouse=True)
-def fast_polls(monkeypatch):
-    monkeypatch.setattr(RentalScreen, "schedule_factory", fast_schedule)
-
-
-@pytest.fixture
-def make_host(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    make_kyc_set(tmp_path / "kyc")
-
-    def make(key: str = "sk_sandbox_agent", **kwargs) -> Host:
-        return Host(key=key, clock=VirtualClock(), index=LocalIndex("t", data_dir=tmp_path / "data"),
-                    docs_dir=Path("kyc"), **kwargs)
-
-    return make
+pytestmark = pytest.mark.usefixtures("fast_polls")
 
 
 def on_screen(wizard, widget_id: str) -> bool:
     """The widget is inside the visible part of the step it belongs to."""
     step = wizard.query_one(f"#step-{wizard.step}")
     return step.region.contains_region(wizard.query_one(f"#{widget_id}").region)
-
-
-async def to_documents(pilot, wizard) -> None:
-    set_value(wizard, "number", "912272401010")
-    await next_step(pilot, wizard, "requirements")
-    await next_step(pilot, wizard, "enduser")
-    set_value(wizard, "eu-name", "Acme Telecom Pvt Ltd")
-    await next_step(pilot, wizard, "documents")
 
 
 # --- defect 1: the Documents step scrolls to what is focused and to the first problem ---
@@ -190,8 +161,7 @@ async def test_short_wallet_confirm_and_rental_say_it_waits_for_auto_pay(make_ho
         assert "wallet now" not in question
         assert "₹1,000.00" in question and "until auto-pay tops the wallet up" in question
         await pilot.click("#confirm-yes")
-        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
-        screen = rental_screen(app)
+        screen = await rental_shown(pilot, app)
         assert screen.rental.status == "funding"
         fields = str(screen.query_one("#rental-fields").content)
         assert "Prepaid" in fields and "nothing taken yet: waiting for auto-pay" in fields
@@ -208,13 +178,8 @@ async def test_scenario_0004_says_the_requested_number_was_taken_and_a_substitut
         await to_review(pilot, wizard, pattern="", city="Mumbai", ending="0004")
         requested = wizard.query_one("#number", Input).value
         await confirm_rent(pilot, wizard)
-        await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental)
-        screen = rental_screen(app)
-        for _ in range(60):
-            if screen.rental.status == "active":
-                break
-            app.clock.advance(2)
-            await pilot.pause(0.05)
+        screen = await rental_shown(pilot, app)
+        await follow_to(pilot, app, "active", step_seconds=2, limit=60)
         assert screen.rental.status == "active"
         fields = str(screen.query_one("#rental-fields").content)
         bought = screen.rental.e164

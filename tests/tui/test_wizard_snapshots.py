@@ -7,37 +7,21 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from tests.e2e.documents import make_kyc_set
 from tests.tui.wizard_host import (
-    Host,
     answer,
     confirm_rent,
     fill_documents,
-    fill_end_user,
     next_step,
     pick_from_search,
     set_value,
+    to_documents,
     to_review,
     until,
     wizard_of,
 )
-from vap_console.credentials import LocalIndex
-from vap_console.sandbox.clock import VirtualClock
 from vap_console.tui.screens.wizard.dialogs import Confirm
 
 SIZE = (120, 36)
-
-
-@pytest.fixture
-def make_host(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    make_kyc_set(tmp_path / "kyc")
-
-    def make(key: str = "sk_sandbox_agent") -> Host:
-        return Host(key=key, clock=VirtualClock(), index=LocalIndex("t", data_dir=tmp_path / "data"),
-                    docs_dir=Path("kyc"))
-
-    return make
 
 
 async def settle(pilot) -> None:
@@ -87,11 +71,7 @@ def test_snapshot_step_documents_with_a_bad_file(snap_compare, make_host):
     async def run(pilot):
         wizard = wizard_of(pilot.app)
         Path("kyc/notes.pdf").write_text("not a pdf at all")
-        set_value(wizard, "number", "912272401010")
-        await next_step(pilot, wizard, "requirements")
-        await next_step(pilot, wizard, "enduser")
-        await fill_end_user(pilot, wizard)
-        await next_step(pilot, wizard, "documents")
+        await to_documents(pilot, wizard)
         await fill_documents(pilot, wizard)
         set_value(wizard, "doc-1-path", "kyc/notes.pdf")
         await settle(pilot)
@@ -197,11 +177,7 @@ def test_snapshot_documents_on_a_server_without_the_extensions(snap_compare, mak
 
     async def run(pilot):
         wizard = wizard_of(pilot.app)
-        set_value(wizard, "number", "912272401010")
-        await next_step(pilot, wizard, "requirements")
-        await next_step(pilot, wizard, "enduser")
-        await fill_end_user(pilot, wizard)
-        await next_step(pilot, wizard, "documents")
+        await to_documents(pilot, wizard)
         set_value(wizard, "doc-0-type", "business_registration")
         set_value(wizard, "doc-0-data", "gstin=29ABCDE1234F1Z5")
         set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")

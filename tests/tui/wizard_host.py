@@ -206,6 +206,15 @@ async def fill_documents(pilot: Pilot, wizard: RentalWizard) -> None:
     await pilot.pause()
 
 
+async def to_documents(pilot: Pilot, wizard: RentalWizard) -> None:
+    """Walk a fresh wizard to the Documents step: a number typed, the end user filled in."""
+    set_value(wizard, "number", "912272401010")
+    await next_step(pilot, wizard, "requirements")
+    await next_step(pilot, wizard, "enduser")
+    await fill_end_user(pilot, wizard)
+    await next_step(pilot, wizard, "documents")
+
+
 async def to_review(pilot: Pilot, wizard: RentalWizard, *, pattern: str | None = None,
                     number: str | None = None, city: str = "", ending: str | None = None) -> None:
     """Walk a fresh wizard to the review step with a complete application.
@@ -239,14 +248,48 @@ def rental_screen(app: App) -> RentalScreen | None:
     return screen if isinstance(screen, RentalScreen) else None
 
 
+async def rental_shown(pilot: Pilot, app: App, timeout: float = 5.0) -> RentalScreen:
+    """Wait until the rental screen is up with its rental loaded; that screen."""
+    await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental is not None,
+                timeout)
+    return rental_screen(app)
+
+
+async def follow_to(pilot: Pilot, app: App, status: str, *, clock: VirtualClock | None = None,
+                    step_seconds: float = 5, limit: int = 40) -> str:
+    """Advance the sandbox clock (``clock``, else the app's own) until the rental screen shows
+    ``status`` or settles elsewhere; the status it shows then."""
+    clock = clock or app.clock
+    await until(pilot, lambda: rental_screen(app) is not None)
+    screen = rental_screen(app)
+    for _ in range(limit):
+        if screen.rental is not None and screen.rental.status == status:
+            break
+        if screen.rental is not None and screen.rental.is_terminal:
+            break
+        clock.advance(step_seconds)
+        await pilot.pause(0.08)
+    await until(pilot, lambda: not screen.polling or screen.rental.status == status)
+    return screen.rental.status
+
+
 async def rent_async(host: Host, number: str, docs: dict[str, Path] | None = None,
                      key: str | None = None) -> str:
     """Create a rental on the host's sandbox (documents sent when ``docs`` is given); its id."""
+    return await rent_on_sandbox(host.sandbox, key or host.key, number, docs)
+
+
+async def rent_on_sandbox(sandbox, key: str, number: str,  # noqa: ANN001 - a Starlette app
+                          docs: dict[str, Path] | None = None) -> str:
+    """Create a rental with ``key`` on an in-process sandbox, as an earlier run would have; its id.
+
+    With ``docs`` (make_kyc_set's files) the application is complete: end user and documents.
+    """
     from vap_console.api import RentalApplication, RentalDocument
     from vap_console.api.models import EndUser
 
-    transport = httpx.ASGITransport(app=host.sandbox)
-    async with VapClient(BASE_URL, key or host.key, transport=transport, sleep=no_wait) as client:
+    transport = httpx.ASGITransport(app=sandbox)
+    async with VapClient(BASE_URL, key, transport=transport, sleep=no_wait) as client:
         documents = [
             RentalDocument(document_type_id=type_id, data_fields=fields, path=docs[type_id])
             for type_id, fields in (("business_registration", {"gstin": "29ABCDE1234F1Z5"}),
