@@ -14,7 +14,9 @@ from typing import Any
 
 import httpx
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, TextArea
+from textual.worker import WorkerFailed
 
 from vap_console.api import VapClient
 from vap_console.credentials import LocalIndex
@@ -48,6 +50,19 @@ class EmptyLists(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.method == "GET" and request.url.path in self.paths:
             return httpx.Response(200, json=EMPTY_BODIES[request.url.path])
+        return await self.inner.handle_async_request(request)
+
+
+class Outage(httpx.AsyncBaseTransport):
+    """The network between the console and the server: while ``down`` no connection is made."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, *, down: bool) -> None:
+        self.inner = inner
+        self.down = down
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.down:
+            raise httpx.ConnectError("connection refused", request=request)
         return await self.inner.handle_async_request(request)
 
 
@@ -106,16 +121,52 @@ def build_console(
     return Console(app, clock, sandbox, api_key)
 
 
-async def settle(pilot: Pilot) -> None:
-    """Wait until no worker runs and the screen has drawn; stop cursors blinking."""
+def console_with_outage(*, down: bool, **options: Any) -> tuple[Console, Outage]:
+    """A console (``build_console(**options)``) whose network the test cuts and restores with
+    ``outage.down``; ``down``: whether it starts cut."""
+    outages: list[Outage] = []
+
+    def wrap(inner: httpx.AsyncBaseTransport) -> Outage:
+        outages.append(Outage(inner, down=down))
+        return outages[-1]
+
+    console = build_console(transport_wrapper=wrap, **options)
+    return console, outages[0]
+
+
+async def settle(pilot: Pilot, *, expect_failed_workers: bool = False) -> None:
+    """Wait until no worker runs and the screen has drawn; stop cursors blinking.
+
+    ``expect_failed_workers``: a worker may fail on purpose (a refused key fails its worker and the
+    app handles it); whether the failed worker is still listed is a matter of timing, so let it pass.
+    """
     app = pilot.app
     for _ in range(3):
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerFailed:
+            if not expect_failed_workers:
+                raise
         await pilot.pause()
     for widget in app.screen.query("Input, TextArea"):
         if isinstance(widget, (Input, TextArea)):
             widget.cursor_blink = False
     await pilot.pause()
+
+
+async def run_from_palette(pilot: Pilot, command: str) -> None:
+    """Open the command palette (ctrl+p), type ``command`` and run the first match, as a person would."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*command)
+    await pilot.pause(0.3)  # the palette searches in the background
+    await pilot.press("enter")
+
+
+def fill_login(login: Screen, profile: str, base_url: str, key: str) -> None:
+    """Put a profile's name, server and API key in the login screen's fields (as pasted)."""
+    for field_id, value in (("profile", profile), ("base-url", base_url), ("key", key)):
+        login.query_one(f"#{field_id}", Input).value = value
 
 
 Steps = Callable[[Pilot], Awaitable[None]]

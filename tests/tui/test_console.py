@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import Input, Static, TextArea
 
-from tests.tui.console_scenes import build_console, settle
+from tests.tui.console_scenes import build_console, console_with_outage, run_from_palette, settle
 from vap_console.sandbox.state import VariableRecord
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
@@ -48,6 +48,11 @@ def count_text(app) -> str:  # noqa: ANN001
     return plain(app.screen.query_one("#list-count", Static)).strip()
 
 
+def fed_by(app) -> dict[str, str]:  # noqa: ANN001
+    """The Variables list as read across: each variable and the tool that feeds it ("" for none)."""
+    return dict(zip(column(app, 0), column(app, 2)))
+
+
 def field_error(app, path: str) -> str:  # noqa: ANN001
     return app.screen.query_one(f"#err-{path.replace('.', '-')}", FieldError).message
 
@@ -63,11 +68,7 @@ async def test_number_keys_and_palette_switch_areas() -> None:
         await pilot.press("3")
         await settle(pilot)
         assert isinstance(console.app.screen, VariablesScreen)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Go to Voices")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await run_from_palette(pilot, "Go to Voices")
         await settle(pilot)
         assert isinstance(console.app.screen, VoicesScreen)
         assert table(console.app).keys == ["mulberry", "muga"]
@@ -116,29 +117,15 @@ async def test_detail_follows_the_highlighted_row() -> None:
 # --- errors ---
 
 
-class Offline(httpx.AsyncBaseTransport):
-    """Fails to connect until told the network is back."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-        self.down = True
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if self.down:
-            raise httpx.ConnectError("network is unreachable", request=request)
-        return await self.inner.handle_async_request(request)
-
-
 async def test_offline_shows_the_code_and_retry_brings_the_rows() -> None:
-    wrapped: list[Offline] = []
-    console = build_console(transport_wrapper=lambda t: wrapped.append(Offline(t)) or wrapped[-1])
+    console, network = console_with_outage(down=True)
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         state = console.app.screen.query_one(ListState)
         assert state.kind == "error"
         assert "connection_failed" in plain(state.query_one("#state-text", Static))
         assert console.app.connection == "offline"
-        wrapped[0].down = False
+        network.down = False
         await pilot.press("r")
         await settle(pilot)
         assert table(console.app).row_count == 5
@@ -259,16 +246,14 @@ async def test_created_tool_feeds_a_variable_shown_in_variables() -> None:
         assert "secret stored" in detail and "s3cret" not in detail
         await pilot.press("3")
         await settle(pilot)
-        fed = dict(zip(column(console.app, 0), column(console.app, 2)))
-        assert fed["due_date"] == "loyalty (data.due)"
+        assert fed_by(console.app)["due_date"] == "loyalty (data.due)"
 
 
 async def test_delete_tool_confirms_and_variables_fall_back() -> None:
     console = build_console(start_screen="variables")
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        fed = dict(zip(column(console.app, 0), column(console.app, 2)))
-        assert fed["customer_tier"].startswith("lookup_customer")
+        assert fed_by(console.app)["customer_tier"].startswith("lookup_customer")
         await pilot.press("2")
         await settle(pilot)
         table(console.app).move_to_key(console.account.tool_by_name("lookup_customer").id)
@@ -281,8 +266,7 @@ async def test_delete_tool_confirms_and_variables_fall_back() -> None:
         assert "lookup_customer" not in column(console.app, 0)
         await pilot.press("3")
         await settle(pilot)
-        fed = dict(zip(column(console.app, 0), column(console.app, 2)))
-        assert fed["customer_tier"] == ""
+        assert fed_by(console.app)["customer_tier"] == ""
 
 
 async def test_builtin_tool_is_explained_not_deleted() -> None:
@@ -548,11 +532,7 @@ async def test_palette_runs_the_screens_own_actions() -> None:
     console = build_console(start_screen="tools")
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Tools: New tool")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await run_from_palette(pilot, "Tools: New tool")
         await settle(pilot)
         assert isinstance(console.app.screen, ToolFormScreen)
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from textual.widgets import Input
 
-from tests.credentials.backends import MemoryKeyring, isolate_xdg
+from tests.credentials.backends import MemoryKeyring
+from tests.tui.console_scenes import fill_login, settle
 from vap_console.credentials import KeyStore
 from vap_console.launch import env_index_name, profile_console
 from vap_console.tui.screens.login import LoginScreen
@@ -18,16 +16,7 @@ AGENT = "sk_sandbox_agent"
 VERIFIED = "sk_sandbox_verified"
 SIZE = (110, 30)
 
-
-@pytest.fixture(autouse=True)
-def xdg_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    return isolate_xdg(tmp_path, monkeypatch)
-
-
-async def settle(pilot) -> None:  # noqa: ANN001
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+pytestmark = pytest.mark.usefixtures("xdg_dirs")
 
 
 def top_line(app) -> str:  # noqa: ANN001
@@ -52,9 +41,7 @@ async def test_an_env_key_session_says_env_and_follows_the_profile_added(live_sa
         await pilot.pause()
         login = app.screen
         assert isinstance(login, LoginScreen)
-        login.query_one("#profile", Input).value = "qa1"
-        login.query_one("#base-url", Input).value = live_sandbox.base_url
-        login.query_one("#key", Input).value = VERIFIED
+        fill_login(login, "qa1", live_sandbox.base_url, VERIFIED)
         await pilot.click("#login-save")
         await settle(pilot)
         assert isinstance(app.screen, ProfilesScreen)

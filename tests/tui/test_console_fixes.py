@@ -11,7 +11,7 @@ import httpx
 from rich.console import Console
 from textual.widgets import Button, Static
 
-from tests.tui.console_scenes import build_console, settle
+from tests.tui.console_scenes import build_console, console_with_outage, run_from_palette, settle
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.webcall import WebCallScreen
@@ -229,11 +229,7 @@ async def test_area_keys_and_the_palette_leave_profiles() -> None:
         assert isinstance(console.app.screen, NumbersScreen)
         await pilot.press("7")
         await settle(pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Go to Tools")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await run_from_palette(pilot, "Go to Tools")
         await settle(pilot)
         assert isinstance(console.app.screen, ToolsScreen)
         await pilot.press("1")  # Profiles does not wait on top of Numbers
@@ -359,27 +355,16 @@ async def test_could_not_connect_goes_once_the_server_answers_elsewhere() -> Non
     from vap_console.tui.screens.tools import ToolsScreen
     from vap_console.tui.widgets.list_state import ListState
 
-    class Flaky(httpx.AsyncBaseTransport):
-        def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-            self.inner = inner
-            self.down = False
-
-        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            if self.down:
-                raise httpx.ConnectError("connection refused", request=request)
-            return await self.inner.handle_async_request(request)
-
-    wrapped: list[Flaky] = []
-    console = build_console(start_screen="tools", transport_wrapper=lambda t: wrapped.append(Flaky(t)) or wrapped[-1])
+    console, network = console_with_outage(down=False, start_screen="tools")
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        wrapped[0].down = True
+        network.down = True
         await pilot.press("r")
         await settle(pilot)
         tools = console.app.screen
         assert isinstance(tools, ToolsScreen)
         assert tools.query_one(ListState).kind == "error"
-        wrapped[0].down = False
+        network.down = False
         await pilot.press("3")  # Variables loads: the server is back
         await settle(pilot)
         assert console.app.connection == "online"

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from textual.worker import WorkerFailed
 from textual.widgets import Input
 
-from tests.credentials.backends import MemoryKeyring, isolate_xdg
+from tests.credentials.backends import MemoryKeyring
+from tests.tui.console_scenes import settle
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore
 from vap_console.tui.app import make_app
@@ -20,21 +18,7 @@ REVOKED = "sk_sandbox_revoked"
 VERIFIED = "sk_sandbox_verified"
 SIZE = (120, 36)
 
-
-@pytest.fixture(autouse=True)
-def xdg_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    return isolate_xdg(tmp_path, monkeypatch)
-
-
-async def settle(pilot) -> None:  # noqa: ANN001
-    for _ in range(3):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerFailed:
-            # The refused key fails its worker on purpose; the app handles it (the login screen),
-            # and whether the failed worker is still listed here is a matter of timing.
-            pass
-        await pilot.pause()
+pytestmark = pytest.mark.usefixtures("xdg_dirs")
 
 
 def test_a_revoked_stored_key_opens_the_login_screen_saying_so(live_sandbox, monkeypatch) -> None:
@@ -68,14 +52,14 @@ async def test_a_401_during_the_session_offers_the_login_and_a_new_key_carries_o
         start_screen="voices",
     )
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settle(pilot, expect_failed_workers=True)  # the refused key fails its worker
         login = app.screen
         assert isinstance(login, LoginScreen)
         assert "HTTP 401" in login._reason
         assert login.query_one("#profile", Input).value == "work"
         login.query_one("#key", Input).value = VERIFIED
         await pilot.click("#login-save")
-        await settle(pilot)
+        await settle(pilot, expect_failed_workers=True)
         assert isinstance(app.screen, VoicesScreen)
         assert app.connection == "online"
         assert app.client.key_hint.endswith("fied")

@@ -12,8 +12,9 @@ import pytest
 from textual.app import App
 from textual.widgets import Button, Input, Static
 
-from tests.credentials.backends import FailingKeyring, HangingKeyring, MemoryKeyring, isolate_xdg
+from tests.credentials.backends import FailingKeyring, HangingKeyring, MemoryKeyring
 from tests.credentials.fake_api import GOOD_KEY, NOSCOPE_KEY, REVOKED_KEY, verify_async
+from tests.tui.console_scenes import fill_login
 from vap_console.credentials import (
     CredentialsInputError,
     KeyringUnavailable,
@@ -27,9 +28,7 @@ URL = "https://api.example.com"
 UNSET: Any = object()
 
 
-@pytest.fixture(autouse=True)
-def xdg_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    return isolate_xdg(tmp_path, monkeypatch)
+pytestmark = pytest.mark.usefixtures("xdg_dirs")
 
 
 class Host(App[None]):
@@ -47,12 +46,6 @@ class Host(App[None]):
 
 def login_screen(backend, **kw: Any) -> LoginScreen:
     return LoginScreen(KeyStore(backend=backend, timeout=kw.pop("timeout", 5.0)), verify=verify_async, **kw)
-
-
-async def fill(pilot, profile: str, url: str, key: str) -> None:
-    screen = pilot.app.login
-    for field_id, value in (("profile", profile), ("base-url", url), ("key", key)):
-        screen.query_one(f"#{field_id}", Input).value = value
 
 
 async def press_save(pilot) -> None:
@@ -73,7 +66,7 @@ async def test_a_good_key_is_verified_kept_in_the_keyring_and_the_profile_record
     backend = MemoryKeyring()
     app = Host(login_screen(backend))
     async with app.run_test(size=(100, 40)) as pilot:
-        await fill(pilot, "work", URL, GOOD_KEY)
+        fill_login(pilot.app.login, "work", URL, GOOD_KEY)
         svg = app.export_screenshot()
         await press_save(pilot)
     assert GOOD_KEY not in svg  # the key input is masked
@@ -88,7 +81,7 @@ async def test_every_bad_field_is_named_with_its_rule_and_nothing_changes() -> N
     backend = MemoryKeyring()
     app = Host(login_screen(backend))
     async with app.run_test(size=(100, 40)) as pilot:
-        await fill(pilot, "bad name", "http://remote.example.com", "two words")
+        fill_login(pilot.app.login, "bad name", "http://remote.example.com", "two words")
         await press_save(pilot)
         screen = app.login
         assert "profile name 'bad name'" in text(screen, "#profile-error")
@@ -111,7 +104,7 @@ async def test_a_refused_key_keeps_the_form_and_stores_nothing(key: str, says: s
     backend = MemoryKeyring()
     app = Host(login_screen(backend))
     async with app.run_test(size=(100, 40)) as pilot:
-        await fill(pilot, "work", URL, key)
+        fill_login(pilot.app.login, "work", URL, key)
         await press_save(pilot)
         screen = app.login
         status = text(screen, "#login-status")
@@ -134,7 +127,7 @@ async def test_when_the_keyring_fails_the_key_can_be_used_for_this_session_only(
     async with app.run_test(size=(100, 40)) as pilot:
         session_button = screen.query_one("#login-session", Button)
         assert not session_button.region  # hidden until the keyring fails
-        await fill(pilot, "work", URL, GOOD_KEY)
+        fill_login(pilot.app.login, "work", URL, GOOD_KEY)
         await press_save(pilot)
         status = text(screen, "#login-status")
         assert "The key is valid" in status and "no keyring backend was found" in status
@@ -160,7 +153,7 @@ async def test_a_hanging_keyring_gives_up_and_offers_the_session() -> None:
     app = Host(screen)
     try:
         async with app.run_test(size=(100, 40)) as pilot:
-            await fill(pilot, "work", URL, GOOD_KEY)
+            fill_login(pilot.app.login, "work", URL, GOOD_KEY)
             await press_save(pilot)
             assert "did not answer within 0.3 s" in text(screen, "#login-status")
             assert screen.has_class("-keyring-failed")
@@ -186,7 +179,7 @@ async def test_escape_cancels_with_nothing_stored() -> None:
     backend = MemoryKeyring()
     app = Host(login_screen(backend))
     async with app.run_test(size=(100, 40)) as pilot:
-        await fill(pilot, "work", URL, GOOD_KEY)
+        fill_login(pilot.app.login, "work", URL, GOOD_KEY)
         await pilot.press("escape")
         await pilot.pause()
     assert app.result is None and backend.items == {}

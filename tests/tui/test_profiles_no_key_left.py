@@ -15,6 +15,7 @@ from textual.widgets import Input
 
 from tests.credentials.backends import FailingKeyring, MemoryKeyring, isolate_xdg
 from tests.credentials.fake_api import fresh_key, verify_async, voices_server
+from tests.tui.console_scenes import fill_login, settle
 from vap_console import auth_cli
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore
@@ -53,12 +54,6 @@ def log_file(tmp_path: Path):
     root.removeHandler(handler)
     root.setLevel(old_level)
     handler.close()
-
-
-async def settle(pilot) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 async def test_a_key_written_through_every_path_is_nowhere(
@@ -106,9 +101,7 @@ async def test_a_key_written_through_every_path_is_nowhere(
         await pilot.press("a")
         await pilot.pause()
         login = app.screen
-        login.query_one("#profile", Input).value = "added"
-        login.query_one("#base-url", Input).value = live_sandbox.base_url
-        login.query_one("#key", Input).value = keys["screen"]
+        fill_login(login, "added", live_sandbox.base_url, keys["screen"])
         screens.append(app.export_screenshot())
         await pilot.click("#login-save")
         await settle(pilot)

@@ -4,13 +4,13 @@ verified for real (GET /v1/voices) and kept in an in-memory keyring."""
 from __future__ import annotations
 
 import tomllib
-from pathlib import Path
 
 import keyring.errors
 import pytest
 from textual.widgets import Input
 
-from tests.credentials.backends import FailingKeyring, MemoryKeyring, isolate_xdg
+from tests.credentials.backends import FailingKeyring, MemoryKeyring
+from tests.tui.console_scenes import fill_login, settle
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore, LocalIndex, ProfileStore
 from vap_console.tui.app import make_app
@@ -23,10 +23,7 @@ AGENT = "sk_sandbox_agent"
 VERIFIED = "sk_sandbox_verified"
 SIZE = (110, 30)
 
-
-@pytest.fixture(autouse=True)
-def xdg_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    return isolate_xdg(tmp_path, monkeypatch)
+pytestmark = pytest.mark.usefixtures("xdg_dirs")
 
 
 def console(base_url: str, store: KeyStore | None, profile: str = "main"):
@@ -37,12 +34,6 @@ def console(base_url: str, store: KeyStore | None, profile: str = "main"):
         credentials=store,
         start_screen="voices",
     )
-
-
-async def settle(pilot) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
 
 async def open_profiles(pilot) -> ProfilesScreen:
@@ -88,9 +79,7 @@ async def test_add_verifies_the_key_and_keeps_it_in_the_keyring(live_sandbox, tw
         await pilot.pause()
         login = app.screen
         assert isinstance(login, LoginScreen)
-        login.query_one("#profile", Input).value = "staging"
-        login.query_one("#base-url", Input).value = live_sandbox.base_url
-        login.query_one("#key", Input).value = "sk_sandbox_revoked"
+        fill_login(login, "staging", live_sandbox.base_url, "sk_sandbox_revoked")
         await pilot.click("#login-save")
         await settle(pilot)
         assert app.screen is login  # refused: the dialog stays, nothing kept
