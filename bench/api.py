@@ -25,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench._memory import reset_peak, status_kb
+from tests.net import wait_for_port
+
 ROOT = Path(__file__).resolve().parents[1]
 MB = 1024 * 1024
 FILES = 5
@@ -93,35 +96,15 @@ def _start_server() -> tuple[subprocess.Popen, str]:
     )
     assert proc.stdout is not None
     port = int(proc.stdout.readline())
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return proc, url
-        except OSError:
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise
+    try:
+        wait_for_port(port, timeout=10)
+    except TimeoutError:
+        proc.kill()
+        raise
+    return proc, f"http://127.0.0.1:{port}"
 
 
 # --- (a) memory while uploading (runs in a fresh child process) ---
-
-
-def _status_kb(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def _reset_peak() -> None:
-    # Writing 5 resets VmHWM (peak RSS) to the current RSS (Linux ≥ 4.0). Where that is refused
-    # the warm-up's own peak stays in the figure, which can only overstate the growth.
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
 
 
 def upload_child(url: str, folder: str, mode: str) -> None:
@@ -150,10 +133,12 @@ def upload_child(url: str, folder: str, mode: str) -> None:
 
     run = streamed if mode == "streamed" else read_whole
     asyncio.run(run())  # warm-up: imports, pools, first-use allocations
-    _reset_peak()
-    before = _status_kb("VmRSS")
+    # Where the reset is refused the warm-up's own peak stays in the figure, which can only
+    # overstate the growth.
+    reset_peak()
+    before = status_kb("VmRSS")
     received = asyncio.run(run())
-    peak = _status_kb("VmHWM")
+    peak = status_kb("VmHWM")
     print(json.dumps({"growth_kb": max(0, peak - before), "received": received}))
 
 

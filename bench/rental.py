@@ -27,6 +27,7 @@ import threading
 import time
 from pathlib import Path
 
+from bench._memory import reset_peak, status_kb
 from tests.net import free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,21 +97,6 @@ def _serve_sink(port: int) -> None:
 # --- helpers ---
 
 
-def _status_kb(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise RuntimeError(f"{field} not in /proc/self/status")
-
-
-def _reset_peak() -> bool:
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
-
-
 def _cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -158,14 +144,14 @@ async def _upload_child(base_url: str, folder: Path) -> dict:
 
         gc.collect()
         await pilot.pause(0.5)
-        idle = _status_kb("VmRSS")
-        exact = _reset_peak()
+        idle = status_kb("VmRSS")
+        exact = reset_peak()
         sampled = [idle]
         stop = threading.Event()
 
         def sample() -> None:  # a fallback where the high-water mark cannot be reset
             while not stop.is_set():
-                sampled.append(_status_kb("VmRSS"))
+                sampled.append(status_kb("VmRSS"))
                 time.sleep(0.002)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -176,7 +162,7 @@ async def _upload_child(base_url: str, folder: Path) -> dict:
         seconds = time.perf_counter() - started
         stop.set()
         sampler.join()
-        peak = _status_kb("VmHWM") if exact else max(sampled)
+        peak = status_kb("VmHWM") if exact else max(sampled)
         received = (app.screen.rental.model_extra or {}).get("uploadedBytes", 0)
         return {"idle_kb": idle, "peak_kb": peak, "exact": exact, "seconds": seconds, "received": received}
 
