@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 
 from vap_console.api import errors
 from vap_console.tui.widgets.banner import Banner
+from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.list_state import ListState
 from vap_console.tui.widgets.rows import Column, Row, RowTable
@@ -115,7 +116,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         yield Banner()
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
-                yield Input(placeholder=f"filter {self.NOUN}…", id="filter", select_on_focus=False)
+                yield FilterBox(placeholder=f"filter {self.NOUN}…", id="filter", select_on_focus=False)
                 with ContentSwitcher(initial="state", id="list-switch"):
                     yield ListState(id="state")
                     yield RowTable(self.COLUMNS, id="rows")
