@@ -7,6 +7,7 @@ SVG on every run.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,6 +133,25 @@ def console_with_outage(*, down: bool, **options: Any) -> tuple[Console, Outage]
 
     console = build_console(transport_wrapper=wrap, **options)
     return console, outages[0]
+
+
+async def until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 5.0) -> None:
+    """Wait until the predicate holds: for what lands a few message hops after a worker ends."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+        await pilot.pause(0.02)
+
+
+async def click_again(pilot: Pilot, selector: str) -> None:
+    """Click a button pressed moments ago. A Button ignores clicks for 0.2 s after a press (its
+    press effect); a person's second press comes later than that, and a test's must too."""
+    from textual.widgets import Button
+
+    button = pilot.app.screen.query_one(selector, Button)
+    await until(pilot, lambda: not button.has_class("-active"))
+    await pilot.click(selector)
 
 
 async def settle(pilot: Pilot, *, expect_failed_workers: bool = False) -> None:

@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Static
 
 from tests.credentials.backends import FailingKeyring, HangingKeyring, MemoryKeyring
 from tests.credentials.fake_api import GOOD_KEY, NOSCOPE_KEY, REVOKED_KEY, verify_async
-from tests.tui.console_scenes import fill_login
+from tests.tui.console_scenes import click_again, fill_login, until
 from vap_console.credentials import (
     CredentialsInputError,
     KeyringUnavailable,
@@ -282,10 +282,8 @@ async def test_a_keyring_known_broken_at_start_offers_the_session_at_once() -> N
         assert "Key rejected" in text(screen, "#login-status")  # checked before it is used
         assert app.result is UNSET
         screen.query_one("#key", Input).value = GOOD_KEY
-        await pilot.click("#login-session")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await click_again(pilot, "#login-session")
+        # Checked, kept, then the dialog closes and hands its result back: a few hops, not one.
+        await until(pilot, lambda: app.result is not UNSET)
     assert (app.result.source, app.result.key, app.result.profile) == ("session", GOOD_KEY, "work")
     assert screen.keystore.resolve("work").source == "session"

@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.credentials.backends import FailingKeyring, MemoryKeyring
-from tests.tui.console_scenes import fill_login, settle
+from tests.tui.console_scenes import click_again, fill_login, settle
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore, LocalIndex, ProfileStore
 from vap_console.tui.app import make_app
@@ -85,7 +85,7 @@ async def test_add_verifies_the_key_and_keeps_it_in_the_keyring(live_sandbox, tw
         assert app.screen is login  # refused: the dialog stays, nothing kept
         assert ("vap-console", "staging") not in backend.items
         login.query_one("#key", Input).value = VERIFIED
-        await pilot.click("#login-save")
+        await click_again(pilot, "#login-save")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ProfilesScreen)
@@ -128,7 +128,7 @@ async def test_use_a_profile_without_a_key_asks_for_one_first(live_sandbox, two_
         assert login.query_one("#base-url", Input).value == live_sandbox.base_url
         assert app.focused is login.query_one("#key", Input)
         login.query_one("#key", Input).value = VERIFIED
-        await pilot.click("#login-save")
+        await click_again(pilot, "#login-save")
         await settle(pilot)
         assert app.profile_name == "spare"
     assert backend.items[("vap-console", "spare")] == VERIFIED

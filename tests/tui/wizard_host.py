@@ -7,7 +7,6 @@ the real console.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -17,6 +16,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
+from tests.tui.console_scenes import until
 from vap_console.api import VapClient
 from vap_console.api.polling import PollSchedule
 from vap_console.credentials import LocalIndex
@@ -137,14 +137,6 @@ class Host(App[None]):
     def notify(self, message: str, **kwargs) -> None:  # type: ignore[override]
         self.toasts.append(message)
         super().notify(message, **kwargs)
-
-
-async def until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
-        await pilot.pause(0.02)
 
 
 def wizard_of(app: App) -> RentalWizard:
