@@ -110,6 +110,8 @@ class VapApp(App[int]):
         credentials: Any = None,
         start_screen: str = "numbers",
     ) -> None:
+        # Textual opens the app on DEFAULT_MODE: opening straight on the area spares a blank default
+        # screen and the mode switch after it (which parses all the CSS again).
         self.DEFAULT_MODE = start_screen
         super().__init__()
         self._opening: asyncio.Future[None] | None = None
