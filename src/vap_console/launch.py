@@ -39,8 +39,8 @@ def console_main(profile: str | None = None, sandbox: bool = False, speed: float
 
 
 def _run_on_sandbox(speed: float) -> int:
-    if speed <= 0:
-        _say(f"--speed must be more than 0, got {speed:g}")
+    if not 0 < speed < float("inf"):  # nan and inf too
+        _say(f"--speed must be a number more than 0, got {speed:g}")
         return 2
     from vap_console.sandbox.process import start_in_process
 

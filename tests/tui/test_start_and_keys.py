@@ -163,3 +163,33 @@ def test_pairs_style_the_label_not_the_value() -> None:
     styles = {segment.text.strip(): str(segment.style) for segment in line if segment.text.strip()}
     assert "bold" in styles["city"]
     assert "bold" not in styles["Mumbai"]
+
+
+async def test_a_client_that_cannot_open_shows_in_the_list_and_retry_opens_it() -> None:
+    # The embedded sandbox's process may fail to start: the console stays up, says why, and r tries again.
+    from tests.tui.console_scenes import BASE_URL
+    from vap_console.api import VapClient
+    from vap_console.sandbox.app import create_app
+    from vap_console.sandbox.clock import VirtualClock
+    from vap_console.sandbox.keys import DEFAULT_KEY
+    from vap_console.tui.app import make_app
+
+    attempts: list[int] = []
+    transport = httpx.ASGITransport(app=create_app(clock=VirtualClock()))
+
+    def client() -> VapClient:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise RuntimeError("the sandbox did not start: its process exited with status 1")
+        return VapClient(BASE_URL, DEFAULT_KEY, transport=transport)
+
+    app = make_app(client_factory=client, profile_name="sandbox", base_url=BASE_URL, settings=Settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        state = app.screen.query_one(ListState)
+        assert state.kind == "error"
+        assert "the sandbox did not start" in str(state.query_one("#state-text").content)
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.screen.query_one(RowTable).row_count == 5
+    assert app.return_code in (None, 0)

@@ -162,7 +162,13 @@ class VapApp(App[int]):
         the screen is still being built, rather than after."""
         if self._opening is None:
             self._opening = asyncio.ensure_future(self._open_client())
-        await asyncio.shield(self._opening)
+        opening = self._opening
+        try:
+            await asyncio.shield(opening)
+        except Exception:
+            if self._opening is opening:
+                self._opening = None  # a Retry tries to open it again
+            raise
         return self.client
 
     async def _open_client(self) -> None:
@@ -171,9 +177,9 @@ class VapApp(App[int]):
         # The embedded sandbox's port is known only once its process serves: the client says it.
         self.base_url = client.base_url
         self._client = client
+        resume_remembered(self)
 
     async def on_mount(self) -> None:
-        await self.open_client()
         if self.settings.theme in self.available_themes:
             self.theme = self.settings.theme
         else:
@@ -193,7 +199,10 @@ class VapApp(App[int]):
                 )
         if self.settings.problem:
             self.notify(self.settings.problem, title="config.toml", severity="warning")
-        resume_remembered(self)
+        try:
+            await self.open_client()
+        except Exception:  # noqa: BLE001 - the start screen's list says why, with Retry
+            pass
 
     async def on_unmount(self) -> None:
         await self._exit_stack.aclose()

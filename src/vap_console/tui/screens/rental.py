@@ -243,7 +243,7 @@ def announce(app: App[Any], rental: Rental) -> None:
 def resume_remembered(app: App[Any]) -> None:
     """Follow every rental this profile created that has not settled; announce each change.
 
-    Call once the app's client is open (the end of on_mount). Ids come from ``app.local_index``.
+    Call once the app's client is open (VapApp.open_client does). Ids come from ``app.local_index``.
     """
     # A profile switch starts over: the old client is about to close.
     app.workers.cancel_group(app, "rental-resume")
