@@ -55,6 +55,8 @@ async def test_a_quick_server_the_first_screen_appears_with_its_rows_not_a_loadi
         await settle(pilot)
         assert frames, "nothing was drawn"
         assert frames[0] == "rows", f"first frames: {frames[:3]}"
+        # Nothing was built for states that never showed: no spinner, no Retry buttons.
+        assert not console.app.screen.query("LoadingIndicator, Button")
 
 
 async def test_a_slow_server_the_loading_state_shows_after_the_short_wait() -> None:
@@ -64,6 +66,8 @@ async def test_a_slow_server_the_loading_state_shows_after_the_short_wait() -> N
         await asyncio.sleep(FIRST_PAINT_WAIT + 0.3)
         await pilot.pause()
         assert "loading" in frames, f"frames before the answer: {frames}"
+        spinner = console.app.screen.query_one("#state-spinner")
+        assert spinner.display, "a slow load shows the spinner"
         await settle(pilot)
         assert frames[-1] == "rows"
 

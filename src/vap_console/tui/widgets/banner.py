@@ -7,6 +7,7 @@ from collections.abc import Callable
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.widgets import Button, Static
 
 
@@ -31,9 +32,17 @@ class Banner(Horizontal):
         self._retry: Callable[[], object] | None = None
 
     def compose(self) -> ComposeResult:
+        # The buttons come with the first message: most screens never show one, and building
+        # them (and parsing Button's CSS) was a tenth of the console's start after its imports.
         yield Static(id="banner-text")
-        yield Button("Retry", id="banner-retry", variant="warning")
-        yield Button("Dismiss", id="banner-dismiss")
+
+    def _retry_button(self) -> Button:
+        try:
+            return self.query_one("#banner-retry", Button)
+        except NoMatches:
+            retry = Button("Retry", id="banner-retry", variant="warning")
+            self.mount(retry, Button("Dismiss", id="banner-dismiss"))
+            return retry
 
     @property
     def message(self) -> str:
@@ -42,7 +51,7 @@ class Banner(Horizontal):
     def show(self, message: str, retry: Callable[[], object] | None = None, *, info: bool = False) -> None:
         self._retry = retry
         self.query_one("#banner-text", Static).update(message)
-        self.query_one("#banner-retry", Button).display = retry is not None
+        self._retry_button().display = retry is not None
         self.set_class(info, "-info")
         self.add_class("-shown")
 

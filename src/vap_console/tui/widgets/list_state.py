@@ -8,6 +8,9 @@ from textual.containers import Center, Vertical
 from textual.message import Message
 from textual.widgets import Button, LoadingIndicator, Static
 
+# A load quicker than this shows its text only: a spinner that flashes up and away is noise.
+SPINNER_DELAY = 0.3
+
 
 class ListState(Vertical):
     DEFAULT_CSS = """
@@ -21,11 +24,12 @@ class ListState(Vertical):
     class RetryRequested(Message):
         pass
 
+    kind = ""
+
     def compose(self) -> ComposeResult:
-        yield LoadingIndicator(id="state-spinner")
+        # The spinner and the Retry button are built when first needed: at start-up the rows
+        # usually come before either would show.
         yield Static(id="state-text")
-        with Center():
-            yield Button("Retry (r)", id="state-retry", variant="warning")
 
     def loading(self, what: str) -> None:
         self._set("loading", f"Loading {what}…")
@@ -38,10 +42,22 @@ class ListState(Vertical):
 
     def _set(self, kind: str, message: str) -> None:
         self.set_class(kind == "error", "-error")
-        self.query_one("#state-spinner").display = kind == "loading"
-        self.query_one("#state-retry").display = kind == "error"
+        spinners = self.query("#state-spinner")
+        if spinners:
+            spinners.first().display = kind == "loading"
+        elif kind == "loading":
+            self.set_timer(SPINNER_DELAY, self._spin)
+        retry = self.query("#state-retry")
+        if retry:
+            retry.first().display = kind == "error"
+        elif kind == "error":
+            self.mount(Center(Button("Retry (r)", id="state-retry", variant="warning")), after="#state-text")
         self.query_one("#state-text", Static).update(message)
         self.kind = kind
+
+    def _spin(self) -> None:
+        if self.kind == "loading" and not self.query("#state-spinner"):
+            self.mount(LoadingIndicator(id="state-spinner"), before="#state-text")
 
     @on(Button.Pressed, "#state-retry")
     def _retry(self, event: Button.Pressed) -> None:
