@@ -197,3 +197,17 @@ async def test_a_client_that_cannot_open_shows_in_the_list_and_retry_opens_it() 
         await settle(pilot)
         assert app.screen.query_one(RowTable).row_count == 5
     assert app.return_code in (None, 0)
+
+
+async def test_hovering_a_key_in_the_key_bar_shows_what_it_does() -> None:
+    console = build_console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        bar = console.app.screen.query_one(KeyBar)
+        text = bar_text(console.app)
+        await pilot.hover(KeyBar, offset=(text.index("n Rent a number") + 1, 0))
+        await pilot.pause()
+        assert "KYC rental wizard" in str(bar.tooltip)
+        await pilot.hover(KeyBar, offset=(text.index("a Add by id") + 1, 0))
+        await pilot.pause()
+        assert str(bar.tooltip) == "Track a rental by its id"
