@@ -2,7 +2,8 @@
 
     make_app(client_factory=..., profile_name=..., base_url=...) -> VapApp
 
-The app opens one API client when it mounts (``app.client``) and closes it on exit. Every screen
+The app opens one API client on its first request (``await app.open_client()``, which ``call_api``
+and mounting do; then ``app.client``) and closes it on exit. Every screen
 runs its network I/O in workers; a worker that fails lands in ``VapApp.worker_failed`` — the one
 place that turns an ApiError into the list's error state, a banner with Retry, or a toast.
 """
@@ -149,7 +150,7 @@ class VapApp(App[int]):
     @property
     def client(self) -> VapClient:
         if self._client is None:
-            raise RuntimeError("the API client is opened when the app mounts")
+            raise RuntimeError("the API client is not open: it could not be opened, or not yet")
         return self._client
 
     def now(self) -> datetime:
