@@ -13,11 +13,16 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.text import Text
 
+from vap_console.tui import untrusted
+
 
 class Pairs:
     def __init__(self, rows: Iterable[tuple[str, str | Text]], *, label_style: str = "bold", gap: int = 2) -> None:
+        # Labels and values may both come from the server (an event's keys, say): shown literally.
         self.rows: Sequence[tuple[str, Text]] = [
-            (label, value if isinstance(value, Text) else Text(value)) for label, value in rows
+            (untrusted.clean(label, multiline=False),
+             untrusted.clean_text(value) if isinstance(value, Text) else untrusted.text(value))
+            for label, value in rows
         ]
         self.label_style = label_style
         self.gap = gap

@@ -21,6 +21,7 @@ from textual.widgets import ContentSwitcher, Input, Static
 from textual.worker import Worker, WorkerState
 
 from vap_console.api import errors
+from vap_console.tui import untrusted
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -104,7 +105,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     def show_detail(self, item: T | None) -> None:
         detail = self.query_one("#detail", Static)
-        detail.update(self.render_detail(item) if item is not None else "")
+        detail.update(untrusted.safe(self.render_detail(item)) if item is not None else "")
 
     def after_load(self, items: list[T]) -> None:
         """Hook: runs after rows are shown."""
@@ -168,7 +169,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def reload(self) -> None:
         self.vap.stale.discard(self.AREA)
         if not self._loaded_once:
-            self.query_one(ListState).loading(self.NOUN)
+            self.query_one(ListState).show_loading(self.NOUN)
             self.query_one("#list-switch", ContentSwitcher).current = "state"
         self.load()
 
@@ -199,7 +200,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         if message.items:
             switcher.current = "rows"
         else:
-            self.query_one(ListState).empty(self.EMPTY)
+            self.query_one(ListState).show_empty(self.EMPTY)
             switcher.current = "state"
         self._update_count()
         self.show_detail(self.items.get(table.cursor_key or ""))
@@ -215,7 +216,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self._failed_offline = isinstance(error, (errors.ConnectionFailed, errors.TimedOut))
         self.items = {}
         self.query_one(RowTable).set_rows([])
-        self.query_one(ListState).error(f"{describe_error(error)}\n\nPress r to retry.")
+        self.query_one(ListState).show_error(f"{describe_error(error)}\n\nPress r to retry.")
         self.query_one("#list-switch", ContentSwitcher).current = "state"
         self.query_one("#list-count", Static).update("")
         self.show_detail(None)
@@ -246,10 +247,10 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def _update_count(self) -> None:
         table = self.query_one(RowTable)
         shown, total = table.row_count, table.total_count
-        if table.query:
-            text = f"{shown} of {total} {self.NOUN} match “{table.query}”"
+        if table.filter_text:
+            text = untrusted.content(f"{shown} of {total} {self.NOUN} match “{table.filter_text}”", multiline=False)
         else:
-            text = f"{total} {self.NOUN}"
+            text = untrusted.content(f"{total} {self.NOUN}")
         # A fixed one-line box: no need to lay the screen out again for a new count.
         self.query_one("#list-count", Static).update(text, layout=False)
 

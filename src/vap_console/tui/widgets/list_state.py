@@ -8,6 +8,8 @@ from textual.containers import Center, Vertical
 from textual.message import Message
 from textual.widgets import Button, LoadingIndicator, Static
 
+from vap_console.tui import untrusted
+
 # A load quicker than this shows its text only: a spinner that flashes up and away is noise.
 SPINNER_DELAY = 0.3
 
@@ -31,13 +33,14 @@ class ListState(Vertical):
         # usually come before either would show.
         yield Static(id="state-text")
 
-    def loading(self, what: str) -> None:
+    # Not ``loading``: that is Textual's Widget.loading, and shadowing it broke the Retry button.
+    def show_loading(self, what: str) -> None:
         self._set("loading", f"Loading {what}…")
 
-    def empty(self, message: str) -> None:
+    def show_empty(self, message: str) -> None:
         self._set("empty", message)
 
-    def error(self, message: str) -> None:
+    def show_error(self, message: str) -> None:
         self._set("error", message)
 
     def _set(self, kind: str, message: str) -> None:
@@ -52,7 +55,8 @@ class ListState(Vertical):
             retry.first().display = kind == "error"
         elif kind == "error":
             self.mount(Center(Button("Retry (r)", id="state-retry", variant="warning")), after="#state-text")
-        self.query_one("#state-text", Static).update(message)
+        # Error messages quote the server: shown literally.
+        self.query_one("#state-text", Static).update(untrusted.content(message))
         self.kind = kind
 
     def _spin(self) -> None:

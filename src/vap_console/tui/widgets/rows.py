@@ -23,6 +23,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from vap_console.tui import untrusted
+
 Cell = str | Text
 
 
@@ -44,8 +46,9 @@ class Row:
 
 
 def make_row(key: str, cells: Sequence[Cell], extra: str = "") -> Row:
-    # A newline inside a cell would break the one-line-per-row rendering.
-    cells = [c if isinstance(c, Text) else c.replace("\n", " ") for c in cells]
+    # Cells are server data: shown literally on one line (a newline would break the row).
+    cells = [untrusted.clean_text(c, multiline=False) if isinstance(c, Text) else untrusted.clean(c, multiline=False)
+             for c in cells]
     plain = " ".join(c.plain if isinstance(c, Text) else c for c in cells)
     return Row(key, tuple(cells), f"{plain} {extra}".lower())
 
@@ -123,7 +126,8 @@ class RowTable(ScrollView, can_focus=True):
         return len(self._rows)
 
     @property
-    def query(self) -> str:
+    def filter_text(self) -> str:
+        """The filter in force, lower-cased (Widget.query is Textual's: never shadow it)."""
         return self._query
 
     def set_rows(self, rows: Sequence[Row], keep_key: str | None = None) -> None:
