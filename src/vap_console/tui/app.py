@@ -32,6 +32,7 @@ from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
 from vap_console.tui.settings import Settings
+from vap_console.tui.untrusted import LiteralApp
 from vap_console.tui.widgets.banner import Banner
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ MAX_RATE_LIMIT_RETRIES = 3
 RATE_LIMIT_BANNER = "HTTP 429, rate_limited"
 
 
-class VapApp(App[int]):
+class VapApp(LiteralApp[int]):
     CSS_PATH = "console.tcss"
     TITLE = "vap console"
     MODES: ClassVar[dict[str, Any]] = {

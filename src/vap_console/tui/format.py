@@ -11,20 +11,36 @@ from vap_console.api.money import format_nanos
 NONE = "—"
 
 
-def when(value: datetime | None) -> str:
+def in_utc(value: datetime) -> datetime | None:
+    """The moment in UTC; None when UTC cannot hold it (9999-12-31T23:59:59-23:59 is valid ISO
+    8601, yet past year 9999 in UTC)."""
+    if value.tzinfo is None:
+        return value
+    try:
+        return value.astimezone(timezone.utc)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _formatted(value: datetime | None, pattern: str) -> str:
     if value is None:
         return NONE
-    if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc)
-    return value.strftime("%Y-%m-%d %H:%M UTC")
+    moment = in_utc(value)
+    # Out of UTC's range: shown as the server sent it rather than not at all.
+    return moment.strftime(pattern) if moment is not None else value.isoformat()
+
+
+def when(value: datetime | None) -> str:
+    return _formatted(value, "%Y-%m-%d %H:%M UTC")
 
 
 def day(value: datetime | None) -> str:
-    if value is None:
-        return NONE
-    if value.tzinfo is not None:
-        value = value.astimezone(timezone.utc)
-    return value.strftime("%Y-%m-%d")
+    return _formatted(value, "%Y-%m-%d")
+
+
+def when_seconds(value: datetime) -> str:
+    return _formatted(value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc),
+                      "%Y-%m-%d %H:%M:%S UTC")
 
 
 def mask(secret: str | None) -> str:

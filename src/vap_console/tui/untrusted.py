@@ -20,11 +20,15 @@ console wrote with values that stay literal.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Group, RenderableType
 from rich.text import Span, Text
+from textual import events
+from textual.app import App
 from textual.content import Content
+from textual.notifications import SeverityLevel
+from textual.widgets import Static
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _SEPARATORS = "\u2028\u2029"
@@ -123,3 +127,50 @@ def safe(renderable: Any) -> RenderableType:
     if isinstance(renderable, Group):
         return Group(*(safe(part) for part in renderable.renderables))
     return renderable  # our own renderables (Pairs, Timeline lines) clean their text themselves
+
+
+ReturnType = TypeVar("ReturnType")
+
+
+class LiteralApp(App[ReturnType]):
+    """The console's apps: toasts and pastes go through the untrusted path, whoever sends them.
+
+    A toast quotes names and server errors, so it never parses markup; a paste may carry a
+    terminal's control sequences, which are made visible before any field takes them.
+    """
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,  # noqa: ARG002 - accepted for Textual's signature, never honoured
+    ) -> None:
+        super().notify(clean(message), title=clean(title, multiline=False), severity=severity,
+                       timeout=timeout, markup=False)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            event.text = clean(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        await super().on_event(event)
+
+
+def _literal(value: Any) -> Any:
+    if isinstance(value, str):
+        return content(value)
+    if isinstance(value, Content):
+        # Content built by markup() is clean already; anything else is cleaned as plain text.
+        return value if not _UNSAFE.search(value.plain) else Content(clean(value.plain))
+    return safe(value)
+
+
+class Literal(Static):
+    """A Static for text that is not the console's own: whatever it is given shows literally."""
+
+    def __init__(self, value: Any = "", **options: Any) -> None:
+        super().__init__(_literal(value), markup=False, **options)
+
+    def update(self, value: Any = "", *, layout: bool = True) -> None:
+        super().update(_literal(value), layout=layout)

@@ -15,6 +15,7 @@ from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker
 
 from vap_console.api.models import Agent, AgentCreate, AgentTemplate
+from vap_console.tui import untrusted
 from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.submission import Submission
 from vap_console.tui.widgets.banner import Banner
@@ -35,7 +36,7 @@ class CreateAgentScreen(ForwardsWorkerFailures, ModalScreen[Agent | None]):
     def compose(self) -> ComposeResult:
         t = self.template
         with Vertical(classes="dialog", id="create-agent"):
-            yield Static(f"Create an agent from “{t.name}”", classes="dialog-title")
+            yield Static(untrusted.content(f"Create an agent from “{t.name}”"), classes="dialog-title")
             yield Banner()
             yield Label("Agent name")
             yield Input(
@@ -50,12 +51,12 @@ class CreateAgentScreen(ForwardsWorkerFailures, ModalScreen[Agent | None]):
             yield FieldError(id="agent-name-error")
             voice = t.tts_config.voice or t.tts_config.description or "engine default"
             yield Static(
-                Text.assemble(
+                untrusted.clean_text(Text.assemble(
                     ("Copied from the template: ", "dim"),
                     "system instruction, greeting and ttsConfig ",
                     (f"({t.tts_config.model or '?'} · {voice})", "dim"),
                     (f"; source=template, templateSlug={t.slug}", "dim"),
-                ),
+                )),
                 classes="dialog-help",
             )
             with Horizontal(classes="dialog-buttons"):

@@ -9,6 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from vap_console.tui import untrusted
+
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
@@ -25,8 +27,9 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self._title, classes="dialog-title")
-            yield Static(self._body, classes="dialog-body")
+            # Titles name what is deleted: a server's name, shown literally.
+            yield Static(untrusted.content(self._title), classes="dialog-title")
+            yield Static(untrusted.content(self._body), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self._yes} (y)", id="yes", variant="error")
                 yield Button("Keep (n)", id="no")

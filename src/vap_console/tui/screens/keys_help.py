@@ -10,6 +10,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from vap_console.tui import untrusted
+
 
 def keys_table(screen: Screen[object]) -> Table:
     table = Table(expand=True, box=None, padding=(0, 2))
@@ -23,7 +25,8 @@ def keys_table(screen: Screen[object]) -> Table:
             continue
         seen.add(binding.id or key)
         display = screen.app.get_key_display(binding)
-        table.add_row(Text(display), Text(binding.tooltip or binding.description), Text(binding.id or ""))
+        table.add_row(untrusted.text(display), untrusted.text(binding.tooltip or binding.description),
+                      untrusted.text(binding.id or ""))
     return table
 
 
@@ -37,7 +40,7 @@ class KeysHelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         title = getattr(self._under, "LABEL", "") or type(self._under).__name__
         with Vertical(classes="dialog wide", id="keys-help"):
-            yield Static(f"Keys · {title}", classes="dialog-title")
+            yield Static(untrusted.content(f"Keys · {title}"), classes="dialog-title")
             with VerticalScroll():
                 yield Static(keys_table(self._under))
             yield Static(Text("Press escape to close. Remap any key in config.toml under [keymap]."),

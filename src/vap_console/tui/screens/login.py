@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -33,6 +33,8 @@ from vap_console.credentials import (
     check_profile_name,
 )
 from vap_console.credentials.verify import explain_verify_error, verify_key
+from vap_console.tui import untrusted
+from vap_console.tui.untrusted import LiteralApp
 
 # (base_url, key) -> None; raises the client's ApiError when the key is not good.
 AsyncVerifier = Callable[[str, str], Awaitable[None]]
@@ -132,7 +134,7 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
         with Vertical(id="login-dialog"):
             yield Static(self._title, id="login-title")
             if self._reason:
-                yield Static(self._reason, id="login-reason")
+                yield Static(untrusted.content(self._reason), id="login-reason")  # names the server
             for field_id, label, check in FIELDS:
                 yield Label(label, id=f"{field_id}-label")
                 yield Input(
@@ -175,7 +177,7 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
                 values[field_id] = check(box.value)
                 error.update("")
             except CredentialsInputError as exc:
-                error.update(str(exc))
+                error.update(untrusted.content(exc))  # quotes what was typed
                 first_bad = first_bad or box
         if first_bad is not None:
             first_bad.focus()
@@ -278,11 +280,11 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
 
     def _status(self, text: str, *, error: bool = False) -> None:
         status = self.query_one("#login-status", Static)
-        status.update(text)
+        status.update(untrusted.content(text))  # quotes the server's answer
         status.set_class(error, "-error")
 
 
-class LoginApp(App[ResolvedCredentials | None]):
+class LoginApp(LiteralApp[ResolvedCredentials | None]):
     """The console's first screen when no usable key exists; returns the credentials or None."""
 
     TITLE = "vap console · log in"

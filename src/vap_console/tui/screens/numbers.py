@@ -22,6 +22,7 @@ from textual.widgets import Static
 from vap_console.api import errors
 from vap_console.api.models import Rental
 from vap_console.tui import format as fmt
+from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
@@ -181,7 +182,7 @@ class NumbersScreen(ListScreen[Rental]):
                 head = Text.assemble((fmt.e164(rental.requested_number) or "", "bold"), " requested, not bought yet")
             else:
                 head = Text("(number not bought yet)", style="bold")
-        self.query_one("#detail-head", Static).update(head)
+        self.query_one("#detail-head", Static).update(untrusted.safe(head))
         timeline = self.query_one(Timeline)
         timeline.display = rental is not None
         timeline.rental = rental
@@ -251,7 +252,7 @@ class NumbersScreen(ListScreen[Rental]):
         shown = (self.items.get(key) for key in self.query_one(RowTable).keys)
         if any(r is not None and owned_number(r) is None and r.requested_number for r in shown):
             count = self.query_one("#list-count", Static)
-            count.update(f"{count.content} · {REQUESTED_NOTE}", layout=False)
+            count.update(untrusted.content(f"{count.content} · {REQUESTED_NOTE}"), layout=False)
 
     def after_load(self, items: list[Rental]) -> None:
         if self.from_local_index:

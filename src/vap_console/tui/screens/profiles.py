@@ -25,6 +25,7 @@ from vap_console.credentials import (
     ProfilesFileError,
     ResolvedCredentials,
 )
+from vap_console.tui import untrusted
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.login import AsyncVerifier, LoginScreen
 from vap_console.tui.widgets.banner import Banner
@@ -171,7 +172,7 @@ class ProfilesScreen(Screen[None]):
             self.query_one(Banner).show(message.problem)
         else:
             self.query_one(Banner).clear()
-        self.query_one("#profiles-note", Static).update(self._note())
+        self.query_one("#profiles-note", Static).update(untrusted.content(self._note()))  # names profiles
 
     def _note(self) -> str:
         if not self.rows:

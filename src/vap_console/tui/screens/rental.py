@@ -17,7 +17,6 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -26,6 +25,7 @@ from vap_console.api import errors
 from vap_console.api.models import Rental, RentalStatus
 from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, follow_rental
 from vap_console.tui import format as fmt
+from vap_console.tui import untrusted
 from vap_console.tui.screens.wizard.rules import same_number
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -136,9 +136,9 @@ class RentalScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="rental-box"):
-            yield Static(f"Rental {self.rental_id}", id="rental-title", markup=False)
+            yield Static(untrusted.content(f"Rental {self.rental_id}"), id="rental-title")
             yield Banner(id="rental-banner")
-            yield Static(fields_text(self.rental), id="rental-fields", markup=False)
+            yield Static(untrusted.content(fields_text(self.rental)), id="rental-fields")
             yield Timeline(self.rental, id="timeline")
         yield KeyBar()
 
@@ -155,7 +155,7 @@ class RentalScreen(Screen[None]):
         for timeline in self.query(Timeline):
             timeline.rental = rental
         for fields in self.query("#rental-fields").results(Static):
-            fields.update(fields_text(rental))
+            fields.update(untrusted.content(fields_text(rental)))
 
     # --- polling ---
 
@@ -203,7 +203,7 @@ class RentalScreen(Screen[None]):
     def _stopped(self, message: PollStopped) -> None:
         self._connection(f"stopped: {message.error.code}")
         for banner in self.query("#rental-banner").results(Banner):
-            banner.show(Content(str(message.error)), retry=self.follow)  # type: ignore[arg-type]
+            banner.show(str(message.error), retry=self.follow)
 
     def _connection(self, line: str | None) -> None:
         for timeline in self.query(Timeline):

@@ -34,6 +34,7 @@ from vap_console.api.models import (
     ToolKind,
     ToolOutput,
 )
+from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.confirm import ConfirmScreen
@@ -356,7 +357,7 @@ class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
         elif not out:
             out.append("Use {name} in the URL, params, headers or body: an llmParam or a variable fills it.",
                        style="dim")
-        self.query_one("#placeholders", Static).update(out)
+        self.query_one("#placeholders", Static).update(untrusted.clean_text(out))  # typed text
 
     @on(Input.Changed)
     @on(TextArea.Changed)

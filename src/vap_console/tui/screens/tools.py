@@ -45,6 +45,17 @@ def llm_param_line(param: object) -> Text:
     return line
 
 
+def llm_param_names(params: list[object]) -> set[str]:
+    """The argument names a tool's model supplies. The spec leaves an item's shape open: a name
+    that is not a string (a list, a number) names nothing a placeholder could use."""
+    names = set()
+    for param in params:
+        name = param.get("name") if isinstance(param, dict) else param
+        if isinstance(name, str):
+            names.add(name)
+    return names
+
+
 def unknown_tool(tool_id: str) -> Tool:
     """A tool this profile created, on a server that cannot list tools: only its id is known."""
     return Tool(id=tool_id, name=tool_id, description="(known by id only: this server cannot list tools)",
@@ -91,7 +102,7 @@ class ToolsScreen(ListScreen[Tool]):
 
     def render_detail(self, tool: Tool) -> RenderableType:
         c = tool.config
-        known = set(self.vap.variable_names) | {p.get("name", "") if isinstance(p, dict) else str(p) for p in c.llm_params}
+        known = set(self.vap.variable_names) | llm_param_names(c.llm_params)
         auth = c.auth
         auth_text: object = None
         if auth is not None:

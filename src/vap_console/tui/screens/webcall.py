@@ -11,6 +11,7 @@ from textual.widgets import Button, Label, Static
 
 from vap_console.api.models import WebCallSession
 from vap_console.tui import format as fmt
+from vap_console.tui import untrusted
 
 
 class WebCallScreen(ModalScreen[None]):
@@ -39,13 +40,13 @@ class WebCallScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="webcall"):
-            yield Static(f"Web call with {self._agent}", classes="dialog-title")
+            yield Static(untrusted.content(f"Web call with {self._agent}"), classes="dialog-title")
             yield Static("Join from a browser with these credentials; media flows directly to the agent.",
                          classes="dialog-help")
             for key, (label, shown, _) in self.values().items():
                 with Horizontal(classes="copy-row"):
                     yield Label(label, classes="copy-label")
-                    yield Static(shown, classes="copy-value", id=f"value-{key}")
+                    yield Static(untrusted.content(shown), classes="copy-value", id=f"value-{key}")
                     yield Button("Copy", id=f"copy-{key}", classes="copy-button")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Close", id="close", variant="primary")

@@ -8,7 +8,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
+from textual.content import Content
 from textual.widgets import Button, Static
+
+from vap_console.tui import untrusted
 
 
 class Banner(Horizontal):
@@ -48,9 +51,12 @@ class Banner(Horizontal):
     def message(self) -> str:
         return str(self.query_one("#banner-text", Static).content) if self.has_class("-shown") else ""
 
-    def show(self, message: str, retry: Callable[[], object] | None = None, *, info: bool = False) -> None:
+    def show(self, message: str | Content, retry: Callable[[], object] | None = None, *, info: bool = False) -> None:
+        """A message (a plain string is shown literally: banners quote the server)."""
         self._retry = retry
-        self.query_one("#banner-text", Static).update(message)
+        self.query_one("#banner-text", Static).update(
+            untrusted.content(message) if isinstance(message, str) else message
+        )
         self._retry_button().display = retry is not None
         self.set_class(info, "-info")
         self.add_class("-shown")

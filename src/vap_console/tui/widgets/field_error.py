@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from vap_console.tui import untrusted
+
 
 class FieldError(Static):
     DEFAULT_CSS = """
@@ -15,7 +17,7 @@ class FieldError(Static):
         super().__init__("", id=id, classes="field-error")
 
     def show(self, message: str) -> None:
-        self.update(message)
+        self.update(untrusted.content(message))  # messages quote the server and the keyboard
         self.set_class(bool(message), "-shown")
 
     @property

@@ -8,6 +8,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from vap_console.tui import untrusted
+
 CONNECTION_STYLES = {
     "connecting": ("◌ connecting", "yellow"),
     "online": ("● online", "green"),
@@ -53,9 +55,11 @@ class StatusBar(Widget):
             ("vap ", "bold"),
             (self.area, "bold"),
             "  │  profile ",
-            (getattr(app, "profile_label", "") or getattr(app, "profile_name", ""), "bold"),
+            # Profile names and the base URL come from the config file or the environment.
+            (untrusted.clean(getattr(app, "profile_label", "") or getattr(app, "profile_name", ""),
+                             multiline=False), "bold"),
             "  │  ",
-            host_of(getattr(app, "base_url", "")),
+            untrusted.clean(host_of(getattr(app, "base_url", "")), multiline=False),
             "  │  ",
             (label, style),
             ("   1–6 areas · 7 profiles · ? keys", "dim"),

@@ -15,6 +15,8 @@ from textual.widget import Widget
 
 from vap_console.api.models import Rental, RentalStatus, StepState
 from vap_console.api.polling import failure_reason, step_glyph
+from vap_console.tui import format as fmt
+from vap_console.tui import untrusted
 
 STATE_STYLES = {
     StepState.DONE: "$success",
@@ -61,9 +63,7 @@ def relative_time(at: datetime, now: datetime) -> str:
 
 
 def absolute_time(at: datetime) -> str:
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return fmt.when_seconds(at)
 
 
 class Timeline(Widget):
@@ -110,7 +110,7 @@ class Timeline(Widget):
         now = self.now()
         lines: list[Content] = [self._status_line(rental)]
         if self.connection:
-            lines.append(Content.from_markup("[bold $warning]$text[/]", text=self.connection))
+            lines.append(untrusted.markup("[bold $warning]$text[/]", text=self.connection))
         lines.append(Content(""))
         reason = failure_reason(rental)
         failed_shown = False
@@ -118,6 +118,7 @@ class Timeline(Widget):
             style = STATE_STYLES.get(step.state, "$warning")
             glyph = step_glyph(step.state)
             label = step.label if step.state in STATE_STYLES else f"{step.label} ({step.state})"
+            label = untrusted.clean(label, multiline=False)
             when = ""
             if step.at is not None:
                 # A step has happened: a time ahead of ours is the server's clock running ahead.
@@ -132,13 +133,13 @@ class Timeline(Widget):
             )
             lines.append(row)
             if step.detail:
-                lines.append(Content.assemble(("     " + step.detail, "$text-muted")))
+                lines.append(Content.assemble(("     " + untrusted.clean(step.detail), "$text-muted")))
             if step.state == StepState.FAILED and reason:
                 if reason != step.detail:
-                    lines.append(Content.assemble(("     " + reason, "$error")))
+                    lines.append(Content.assemble(("     " + untrusted.clean(reason), "$error")))
                 failed_shown = True
         if reason and not failed_shown and rental.status in RentalStatus.FAILURES:
-            lines.append(Content.assemble((f" {reason}", "$error")))
+            lines.append(Content.assemble((f" {untrusted.clean(reason)}", "$error")))
         return Content("\n").join(lines)
 
     def _status_line(self, rental: Rental) -> Content:
@@ -151,7 +152,9 @@ class Timeline(Widget):
         else:
             style = "bold $accent"
         number = rental.e164 or rental.number or rental.requested_number or rental.id
-        parts: list[tuple[str, str] | str] = [(number, "bold"), "  ", (status, style)]
+        parts: list[tuple[str, str] | str] = [
+            (untrusted.clean(number, multiline=False), "bold"), "  ", (untrusted.clean(status, multiline=False), style)
+        ]
         if label:
             parts.append((f" — {label}", "$text-muted"))
         return Content.assemble(*parts)

@@ -10,7 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from rich.text import Text, TextType
 from textual.widgets import Button, DirectoryTree, Input, Static
+
+from vap_console.tui import untrusted
 
 DOCUMENT_SUFFIXES = frozenset({".pdf", ".jpg", ".jpeg", ".png"})
 
@@ -40,7 +43,7 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.question, id="confirm-text", markup=False)
+            yield Static(untrusted.content(self.question), id="confirm-text")
             with Horizontal():
                 yield Button(self.no_label, id="confirm-no")
                 yield Button(self.yes_label, id="confirm-yes", variant="warning")
@@ -60,6 +63,11 @@ class Confirm(ModalScreen[bool]):
 
 class DocumentTree(DirectoryTree):
     """A directory tree that shows folders and only the file types the carrier accepts."""
+
+    def process_label(self, label: TextType) -> Text:
+        # A file's name is whatever its creator chose: shown literally, control characters visible.
+        return super().process_label(untrusted.clean(label, multiline=False) if isinstance(label, str)
+                                     else untrusted.clean_text(label, multiline=False))
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
         return [

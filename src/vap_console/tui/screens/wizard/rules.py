@@ -185,8 +185,17 @@ class Landing:
 
 _END_USER_KEYS = {key for key, _, _ in END_USER_FIELDS}
 # Servers write list indices either way: documents[1].dataFields.pan or documents.1.dataFields.pan.
-_DOC_RE = re.compile(r"^(?:documents|files)(?:\[(\d+)\]|\.(\d+))(?:\.dataFields\.(\w+))?")
+_DOC_RE = re.compile(r"^(?:documents|files)(?:\[(\d+)\]|\.(\d+))(?:\.dataFields\.([^.\[]+))?")
 _DOC_IN_TEXT = re.compile(r"\b(?:documents|files)(?:\[(\d+)\]|\.(\d+))")
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_]+")
+
+
+def data_field_id(index: int, key: str) -> str:
+    """The widget id of a document's data field. Keys come from the server: one that is not
+    plain letters and digits (Textual ids allow no more) is spelled in hex."""
+    return f"doc-{index}-field-{key if _PLAIN_KEY.fullmatch(key) else 'x' + key.encode().hex()}"
 
 
 def landing_for(error: FieldError) -> Landing:
@@ -202,7 +211,7 @@ def landing_for(error: FieldError) -> Landing:
     if match:
         index = int(match.group(1) or match.group(2))
         if match.group(3):
-            return Landing("documents", f"doc-{index}-field-{match.group(3)}", message)
+            return Landing("documents", data_field_id(index, match.group(3)), message)
         return Landing("documents", f"doc-{index}-path", message)
     if field.startswith(("documents", "files")):
         return Landing("documents", None, message)

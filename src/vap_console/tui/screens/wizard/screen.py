@@ -53,9 +53,11 @@ from vap_console.api.rental import (
     RentalValidationError,
     detect_file_type,
 )
+from vap_console.tui import untrusted
 from vap_console.tui.format import money
 from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
 from vap_console.tui.screens.wizard.rules import (
+    data_field_id,
     END_USER_FIELDS,
     STEP_TITLES,
     STEPS,
@@ -76,6 +78,7 @@ from vap_console.tui.screens.wizard.rules import (
     parse_data_fields,
     same_number,
 )
+from vap_console.tui.untrusted import Literal
 from vap_console.tui.widgets.banner import Banner
 
 # The server takes the first charge up front only when the wallet covers it; we cannot see the
@@ -152,10 +155,10 @@ class Field(Input):
 
 def field(label: str, input_id: str, *, validators: list | None = None, placeholder: str = "",
           value: str = "") -> ComposeResult:
-    yield Label(label, classes="field-label", markup=False)
+    yield Label(untrusted.content(label), classes="field-label")
     yield Field(value, id=input_id, placeholder=placeholder, validators=validators or [],
                 validate_on=["changed", "submitted"])
-    yield Static("", id=f"{input_id}-error", classes="field-error", markup=False)
+    yield Literal("", id=f"{input_id}-error", classes="field-error")
 
 
 class DocumentEntry(Vertical):
@@ -194,20 +197,20 @@ class DocumentEntry(Vertical):
             yield from field("Data fields (optional)", f"{prefix}-data", validators=[DataFieldsText()],
                              placeholder="key=value, key=value")
         else:
-            yield Static(self.doc_type.label, classes="doc-title", markup=False)
+            yield Literal(self.doc_type.label, classes="doc-title")
             if self.doc_type.description:
-                yield Static(self.doc_type.description, classes="doc-description", markup=False)
+                yield Literal(self.doc_type.description, classes="doc-description")
             for data_field in self.doc_type.data_fields:
                 label = data_field.label + ("" if data_field.required else " (optional)")
                 validators = [Required(data_field.label)] if data_field.required else []
                 validators += data_field_rules(data_field.key, data_field.label, data_field.description)
-                yield from field(label, f"{prefix}-field-{data_field.key}", validators=validators,
+                yield from field(label, data_field_id(self.index, data_field.key), validators=validators,
                                  placeholder=data_field.description or "")
         yield Label("File (PDF, JPEG or PNG, at most 5 MB)", classes="field-label")
         with Horizontal():
             yield Field(id=f"{prefix}-path", placeholder="path to the file, or Browse…")
             yield Button("Browse…", id=f"{prefix}-browse", classes="doc-browse")
-        yield Static("", id=f"{prefix}-path-error", classes="doc-file", markup=False)
+        yield Literal("", id=f"{prefix}-path-error", classes="doc-file")
 
     def data_fields(self) -> dict[str, str]:
         if self.doc_type is None:
@@ -218,7 +221,7 @@ class DocumentEntry(Vertical):
         values = {}
         for data_field in self.doc_type.data_fields:
             value = data_field_value(
-                data_field.key, self.query_one(f"#doc-{self.index}-field-{data_field.key}", Input).value)
+                data_field.key, self.query_one(f"#{data_field_id(self.index, data_field.key)}", Input).value)
             if value:
                 values[data_field.key] = value
         return values
@@ -363,12 +366,12 @@ class RentalWizard(ModalScreen[Rental | None]):
                         with Vertical():
                             yield from field("City", "city", placeholder="e.g. Bengaluru")
                         yield Button("Search", id="search")
-                    yield Static("", id="search-status", classes="hint", markup=False)
+                    yield Literal("", id="search-status", classes="hint")
                     yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
                     yield from field("Number to rent", "number", validators=[PhoneNumber()],
                                      placeholder="bare digits or E.164, e.g. +918045670001")
                 with VerticalScroll(id="step-requirements"):
-                    yield Static("", id="requirements")
+                    yield Literal("", id="requirements")
                 with VerticalScroll(id="step-enduser"):
                     yield Static("The business renting the number, as on its KYC documents.", classes="hint")
                     for key, label, required in END_USER_FIELDS:
@@ -386,11 +389,11 @@ class RentalWizard(ModalScreen[Rental | None]):
                     # Only when the server does not list its document types: the user adds them.
                     yield Button("Add another document", id="doc-add")
                 with VerticalScroll(id="step-review"):
-                    yield Static("", id="review")
+                    yield Literal("", id="review")
                 with VerticalScroll(id="step-submit"):
-                    yield Static("", id="submit-status", markup=False)
+                    yield Literal("", id="submit-status")
                     yield ProgressBar(total=100, show_eta=False, id="upload")
-                    yield Static("", id="submit-detail", classes="hint", markup=False)
+                    yield Literal("", id="submit-detail", classes="hint")
             with Horizontal(id="wizard-nav"):
                 yield Static("PgDn next · PgUp back · Esc close · ? keys", id="wizard-keys")
                 yield Button("Cancel", id="wizard-cancel")
@@ -412,8 +415,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         return self.query_one("#wizard-banner", Banner)
 
     def _tell(self, text: str, retry: Any = None) -> None:
-        # Server messages are shown as plain text: brackets in them are not markup.
-        self.banner.show(Content(text), retry=retry)  # type: ignore[arg-type]
+        self.banner.show(text, retry=retry)  # shown literally: server messages quote brackets
 
     def _now(self) -> datetime:
         now = getattr(self.app, "now", None)
@@ -703,7 +705,7 @@ class RentalWizard(ModalScreen[Rental | None]):
             cells = (number.number, number.e164, number.city or "—",
                      money(number.monthly_rent_nanos, number.currency),
                      money(number.setup_nanos, number.currency))
-            table.add_row(*(Text(cell) for cell in cells), key=number.number)
+            table.add_row(*(untrusted.text(cell, multiline=False) for cell in cells), key=number.number)
         table.display = bool(message.numbers)
         status = self.query_one("#search-status", Static)
         if message.numbers:
@@ -855,32 +857,32 @@ class RentalWizard(ModalScreen[Rental | None]):
 
     def _render_requirements(self) -> None:
         country, number_type = self._requirements_for or self._asked()
-        lines = [Content.from_markup("[b]Number[/] $n", n=self._number_shown()),
-                 Content.from_markup("[b]Country[/] $c · [b]type[/] $t", c=country, t=number_type), Content("")]
+        lines = [untrusted.markup("[b]Number[/] $n", n=self._number_shown()),
+                 untrusted.markup("[b]Country[/] $c · [b]type[/] $t", c=country, t=number_type), Content("")]
         requirements = self.requirements
         if requirements is None:
-            lines.append(Content.from_markup(
+            lines.append(untrusted.markup(
                 "[$warning]This server does not describe its rental requirements.[/] "
                 "You will name the document type and attach its file in the next steps."))
         else:
             if requirements.eligibility.eligible:
-                lines.append(Content.from_markup("[$success]✔ This account can rent numbers.[/]"))
+                lines.append(untrusted.markup("[$success]✔ This account can rent numbers.[/]"))
             else:
                 reason = requirements.eligibility.reason or "no reason given"
-                lines.append(Content.from_markup(
+                lines.append(untrusted.markup(
                     "[b $error]✖ This account cannot rent numbers:[/] $reason", reason=reason))
                 lines.append(Content("Nothing can be sent until the account is eligible."))
             if requirements.verified_kyc:
-                lines.append(Content.from_markup(
+                lines.append(untrusted.markup(
                     "[$success]✔ KYC already verified:[/] no documents are needed; "
                     "the next step is the review."))
             elif requirements.document_types:
-                lines.append(Content.from_markup("[b]Documents the carrier needs:[/]"))
+                lines.append(untrusted.markup("[b]Documents the carrier needs:[/]"))
                 for doc_type in requirements.document_types:
                     fields = ", ".join(f.label for f in doc_type.data_fields) or "no extra fields"
-                    lines.append(Content(f"  • {doc_type.label} — {fields}"))
+                    lines.append(untrusted.content(f"  • {doc_type.label} — {fields}"))
         lines.append(Content(""))
-        lines.append(Content(f"Charged to the wallet when you submit: {self.charge_text()}"))
+        lines.append(untrusted.content(f"Charged to the wallet when you submit: {self.charge_text()}"))
         self.query_one("#requirements", Static).update(Content("\n").join(lines))
 
     # --- step 5: review ---
@@ -904,37 +906,37 @@ class RentalWizard(ModalScreen[Rental | None]):
 
     def _render_review(self) -> None:
         application = self.build_application()
-        lines: list[Content] = [Content.from_markup("[b]Number[/]  $n", n=application.requested_number)]
+        lines: list[Content] = [untrusted.markup("[b]Number[/]  $n", n=application.requested_number)]
         if application.search_filters is not None and application.sends_documents:
             filters = application.search_filters
-            lines.append(Content(f"  found with pattern {filters.pattern or '—'}, city {filters.city or '—'}"))
+            lines.append(untrusted.content(f"  found with pattern {filters.pattern or '—'}, city {filters.city or '—'}"))
         if not application.sends_documents:
             lines.append(Content("  KYC already verified: only the number is sent (plain JSON)."))
         else:
             lines.append(Content(""))
-            lines.append(Content.from_markup("[b]End user[/]"))
+            lines.append(untrusted.markup("[b]End user[/]"))
             assert application.end_user is not None
             for key, label, _ in END_USER_FIELDS:
                 value = getattr(application.end_user, key)
                 if value:
-                    lines.append(Content(f"  {label:<22}{value}"))
+                    lines.append(untrusted.content(f"  {label:<22}{value}"))
             lines.append(Content(""))
-            lines.append(Content.from_markup("[b]Documents[/]"))
+            lines.append(untrusted.markup("[b]Documents[/]"))
             for entry, document in zip(self.documents, application.documents):
                 title = entry.doc_type.label if entry.doc_type else document.document_type_id
-                lines.append(Content(f"  {title} ({document.document_type_id})"))
+                lines.append(untrusted.content(f"  {title} ({document.document_type_id})"))
                 for key, value in document.data_fields.items():
-                    lines.append(Content(f"    {key}: {value}"))
+                    lines.append(untrusted.content(f"    {key}: {value}"))
                 if document.path is not None and document.path.is_file():
                     kind = detect_file_type(document.path) or "unknown type"
                     size = human_size(document.path.stat().st_size)
-                    lines.append(Content(f"    file {document.path.name} · {size} · {kind}"))
+                    lines.append(untrusted.content(f"    file {document.path.name} · {size} · {kind}"))
         lines.append(Content(""))
-        lines.append(Content.from_markup("[b $warning]Charged to the wallet up front:[/] $c", c=self.charge_text()))
-        lines.append(Content(f"  {SHORT_WALLET}"))
+        lines.append(untrusted.markup("[b $warning]Charged to the wallet up front:[/] $c", c=self.charge_text()))
+        lines.append(untrusted.content(f"  {SHORT_WALLET}"))
         rent, _, currency = self._costs()
         if rent is not None:
-            lines.append(Content(f"  then {money(rent, currency)} every month while the number is kept"))
+            lines.append(untrusted.content(f"  then {money(rent, currency)} every month while the number is kept"))
         lines.append(Content(""))
         lines.append(Content("Rent… asks once more before anything is sent or charged.", ))
         self.query_one("#review", Static).update(Content("\n").join(lines))
