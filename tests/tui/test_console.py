@@ -508,7 +508,7 @@ class NoListExtensions(httpx.AsyncBaseTransport):
 async def test_without_list_extensions_the_local_index_is_listed(tmp_path: Path) -> None:
     console = build_console(index_dir=tmp_path, transport_wrapper=NoListExtensions)
     rentals = sorted(console.account.rentals)
-    index = console.app.local_index
+    index = console.app.local_index.index
     index.add("rental", rentals[0])
     index.add("rental", "0f0f0f0f-dead-beef-0000-000000000000")  # forgotten by the server
     async with console.app.run_test(size=SIZE) as pilot:
@@ -525,6 +525,7 @@ async def test_without_list_extensions_the_local_index_is_listed(tmp_path: Path)
         await pilot.press("enter")
         await settle(pilot)
         assert sorted(table(console.app).keys) == sorted(rentals[:2])
+        await console.app.local_index.flushed()
         assert rentals[1] in index.ids("rental")
 
 

@@ -108,7 +108,7 @@ async def test_use_points_the_console_at_the_profile_and_makes_it_active(
         assert app.profile_name == "other"
         assert app.client.key_hint.endswith("fied")
         assert ProfileStore().active().name == "other"
-        assert isinstance(app.local_index, LocalIndex) and app.local_index.profile == "other"
+        assert isinstance(app.local_index.index, LocalIndex) and app.local_index.profile == "other"
         assert ["*", "other", live_sandbox.base_url, "keyring …fied"] in rows(screen)
         voices = await app.client.list_voices()  # the new client works
         assert voices.models

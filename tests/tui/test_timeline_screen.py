@@ -91,8 +91,8 @@ async def test_remembered_rentals_are_followed_from_the_start(host, docs):
     app = host(resume=True)
     first = await rent_async(app, NORMAL, docs)
     second = await rent_async(app, REJECTED, docs)
-    app.local_index.add("rentals", first)
-    app.local_index.add("rentals", second)
+    app.local_index.index.add("rentals", first)
+    app.local_index.index.add("rentals", second)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause(0.2)
         app.clock.advance(120)

@@ -75,7 +75,8 @@ async def test_happy_path_from_search_to_active_number(make_host):
         assert [t.split(": ")[1].split(" ")[0] for t in changes] == ["kyc_accepted", "purchasing", "active"]
         assert app.bells == 3
         # Remembered for this profile: the id only.
-        assert app.local_index.ids("rentals") == [screen.rental_id]
+        await app.local_index.flushed()
+        assert app.local_index.index.ids("rentals") == [screen.rental_id]
         # Sent as multipart: one data field, three files in the documents' order.
         post = app.spy.posts[-1]
         assert post.headers["content-type"].startswith("multipart/form-data")
@@ -303,7 +304,8 @@ async def test_lost_answer_finds_the_rental_instead_of_sending_again(make_host):
         await until(pilot, lambda: rental_screen(app) is not None)
         assert len(app.spy.posts) == 1  # checked, never resent
         assert any("created after all" in toast for toast in app.toasts)
-        assert app.local_index.ids("rentals") == [rental_screen(app).rental_id]
+        await app.local_index.flushed()
+        assert app.local_index.index.ids("rentals") == [rental_screen(app).rental_id]
 
 
 async def test_lost_answer_with_no_rental_offers_a_safe_resend_with_the_same_key(make_host):

@@ -22,6 +22,7 @@ from vap_console.api.polling import PollSchedule
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import VirtualClock
+from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.rental import RentalScreen, resume_remembered
 from vap_console.tui.screens.wizard import RentalWizard
 
@@ -98,7 +99,7 @@ class Host(App[None]):
                  served_url: str | None = None) -> None:
         super().__init__()
         self.clock = clock
-        self.local_index = index
+        self.local_index = Remembered(index, self.notify)
         self.sandbox = create_app(clock=clock, rate_limit=rate_limit, faults=faults)
         self.spy = Spy(httpx.ASGITransport(app=self.sandbox))
         self.key = key

@@ -31,13 +31,14 @@ from vap_console.tui.commands import AreaCommands
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
+from vap_console.tui.remembered import Remembered
 from vap_console.tui.settings import Settings
 from vap_console.tui.untrusted import LiteralApp
 from vap_console.tui.widgets.banner import Banner
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
-    from vap_console.credentials import ResolvedCredentials
+    from vap_console.credentials import LocalIndex, ResolvedCredentials
 
 T = TypeVar("T")
 
@@ -107,7 +108,7 @@ class VapApp(LiteralApp[int]):
         profile_name: str,
         base_url: str,
         clock: Callable[[], datetime] | None = None,
-        local_index: Any = None,
+        local_index: LocalIndex | None = None,
         settings: Settings | None = None,
         credentials: Any = None,
         start_screen: str = "numbers",
@@ -125,7 +126,8 @@ class VapApp(LiteralApp[int]):
         # What the top line calls the profile: "env" for a VAP_API_KEY session with no profile.
         self.profile_label = profile_name
         self.base_url = base_url
-        self.local_index = local_index
+        # Read and written off the UI loop (its file is locked and fsynced on every change).
+        self.local_index = Remembered(local_index, self._index_failed) if local_index is not None else None
         self.settings = settings if settings is not None else Settings()
         self.credentials = credentials
         if start_screen not in self.MODES:
@@ -207,7 +209,12 @@ class VapApp(LiteralApp[int]):
             pass
 
     async def on_unmount(self) -> None:
+        if self.local_index is not None:
+            await self.local_index.aclose()  # an id just remembered is written before the exit
         await self._exit_stack.aclose()
+
+    def _index_failed(self, message: str) -> None:
+        self.notify(message, title="local index", severity="warning", timeout=10)
 
     async def switch_profile(self, credentials: ResolvedCredentials) -> None:
         """Point the console at another profile (the Profiles screen): a new client, areas reload."""
@@ -225,7 +232,10 @@ class VapApp(LiteralApp[int]):
         self._client_factory, self._client = factory, client
         self.profile_name, self.base_url = credentials.profile, base_url
         self.profile_label = profile_label(credentials, stored=True)
-        self.local_index = LocalIndex(credentials.profile)
+        old_index, self.local_index = self.local_index, Remembered(LocalIndex(credentials.profile),
+                                                                   self._index_failed)
+        if old_index is not None:
+            await old_index.aclose()
         self.connection = "connecting"
         self.stale.update(self.MODES)
         resume_remembered(self)
@@ -438,6 +448,12 @@ class VapApp(LiteralApp[int]):
         banner = self._limited_banner
         if banner is not None and banner.is_attached and banner.message.startswith(RATE_LIMIT_BANNER):
             banner.clear()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # The app's own workers (following remembered rentals, a new key after a 401): their
+        # failures go where every screen's go.
+        if event.worker.node is self and event.worker.error is not None and event.worker.is_finished:
+            self.worker_failed(event.worker, self)
 
     def worker_failed(self, worker: Worker[Any], node: Any) -> None:
         """The one place a failed worker is reported. Screens forward their worker events here."""

@@ -79,7 +79,7 @@ class AgentsScreen(ListScreen[Agent]):
             page = await client.list_agents()
         except errors.NotSupported:
             self.from_local_index = True
-            return [Agent(id=i) for i in self.known_ids("agent")]
+            return [Agent(id=i) for i in await self.known_ids("agent")]
         self.from_local_index = False
         return list(page.items)
 

@@ -288,11 +288,11 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     # --- shared helpers ---
 
-    def known_ids(self, kind: str) -> list[str]:
+    async def known_ids(self, kind: str) -> list[str]:
         index = self.vap.local_index
         if index is None:
             return []
-        return list(index.ids(kind))
+        return await index.ids(kind)
 
     def banner(self) -> Banner:
         return self.query_one(Banner)

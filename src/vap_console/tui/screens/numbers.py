@@ -139,7 +139,7 @@ class NumbersScreen(ListScreen[Rental]):
             page = await client.list_rentals()
         except errors.NotSupported:
             self.from_local_index = True
-            ids = self.known_ids("rental")
+            ids = await self.known_ids("rental")
             fetched = await asyncio.gather(*(client.get_rental(i) for i in ids), return_exceptions=True)
             # A remembered rental the server no longer knows is skipped and counted, not fatal.
             self.missing = sum(isinstance(r, errors.NotFound) for r in fetched)

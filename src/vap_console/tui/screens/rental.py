@@ -250,15 +250,12 @@ def resume_remembered(app: App[Any]) -> None:
     index = getattr(app, "local_index", None)
     if index is None:
         return
-    try:
-        ids = index.ids("rentals")
-    except Exception:  # noqa: BLE001 - a broken index must not stop the console
-        return
-    if ids:
-        app.run_worker(_follow_all(app, ids), group="rental-resume", exclusive=True, exit_on_error=False)
+    app.run_worker(_follow_all(app, index), group="rental-resume", exclusive=True, exit_on_error=False)
 
 
-async def _follow_all(app: App[Any], ids: list[str]) -> None:
+async def _follow_all(app: App[Any], index: Any) -> None:
+    # A damaged index is set aside by LocalIndex itself; any other failure lands in the app's handler.
+    ids = await index.ids("rentals")
     await asyncio.gather(*(_follow_one(app, rental_id) for rental_id in ids))
 
 
@@ -273,10 +270,8 @@ async def _follow_one(app: App[Any], rental_id: str) -> None:
                 screen = app.screen
                 if not (isinstance(screen, RentalScreen) and screen.rental_id == rental_id):
                     announce(app, event.rental)
-    except errors.ApiError:
-        return  # gone or no longer ours: nothing to follow
-    except Exception:  # noqa: BLE001 - a background follow-up must never take the console down
-        return
+    except (errors.NotFound, errors.Unauthorized, errors.ForbiddenScope):
+        return  # gone, or not this key's: nothing to follow (a 401 is the login screen's to say)
 
 
 __all__ = ["RentalScreen", "announce", "resume_remembered", "status_toast"]

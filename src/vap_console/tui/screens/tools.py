@@ -88,7 +88,7 @@ class ToolsScreen(ListScreen[Tool]):
             page = await client.list_tools()
             tools = list(page.items)
         except errors.NotSupported:
-            tools = [unknown_tool(i) for i in self.known_ids("tool")]
+            tools = [unknown_tool(i) for i in await self.known_ids("tool")]
         self.vap.tool_names = {t.id: t.name for t in tools}
         return tools
 

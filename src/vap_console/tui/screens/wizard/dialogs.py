@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -97,8 +98,9 @@ class FilePicker(ModalScreen[Path | None]):
     ]
 
     def __init__(self, start: Path) -> None:
+        """``start``: a folder (the caller checks it, off the UI loop)."""
         super().__init__()
-        self.start = start if start.is_dir() else Path.cwd()
+        self.start = start
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -111,9 +113,10 @@ class FilePicker(ModalScreen[Path | None]):
         self.query_one(DocumentTree).focus()
 
     @on(Input.Submitted, "#picker-root")
-    def _new_root(self, event: Input.Submitted) -> None:
+    @work(exclusive=True, group="picker-root", exit_on_error=False)
+    async def _new_root(self, event: Input.Submitted) -> None:
         root = Path(event.value).expanduser()
-        if root.is_dir():
+        if await asyncio.to_thread(root.is_dir):
             tree = self.query_one(DocumentTree)
             tree.path = root
             tree.focus()

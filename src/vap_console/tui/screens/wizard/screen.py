@@ -9,8 +9,10 @@ rent (or charge) twice.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,7 @@ from vap_console.api.rental import (
     RentalApplication,
     RentalDocument,
     RentalValidationError,
+    check_document_file,
     detect_file_type,
 )
 from vap_console.tui import untrusted
@@ -161,6 +164,29 @@ def field(label: str, input_id: str, *, validators: list | None = None, placehol
     yield Literal("", id=f"{input_id}-error", classes="field-error")
 
 
+@dataclass(frozen=True)
+class FileCheck:
+    """What checking a document's file found: its problems, or its name, size and type."""
+
+    text: str  # the path as typed
+    problems: tuple[str, ...] = ()
+    name: str = ""
+    size: int = 0
+    kind: str | None = None
+
+
+def check_file(text: str) -> FileCheck:
+    """Stat the file and read its first bytes: run it in a worker thread, never on the UI loop."""
+    path = Path(text).expanduser()
+    problems = check_document_file(path)
+    if problems:
+        return FileCheck(text, tuple(problems))
+    try:
+        return FileCheck(text, (), path.name, path.stat().st_size, detect_file_type(path))
+    except OSError as exc:
+        return FileCheck(text, (f"cannot read {path.name}: {exc.strerror or exc}",))
+
+
 class DocumentEntry(Vertical):
     """One required document: its data fields and its file, checked as soon as it is chosen."""
 
@@ -179,6 +205,14 @@ class DocumentEntry(Vertical):
         super().__init__(id=f"doc-{index}")
         self.index = index
         self.doc_type = doc_type
+        # The last check of the file, done off the UI loop; stale once the path is edited.
+        self.checked: FileCheck | None = None
+
+    @property
+    def current_check(self) -> FileCheck | None:
+        """The check of the path as it is typed now, if it is done."""
+        checked = self.checked
+        return checked if checked is not None and checked.text == self.path_text else None
 
     @property
     def type_id(self) -> str:
@@ -230,25 +264,27 @@ class DocumentEntry(Vertical):
     def path_text(self) -> str:
         return self.query_one(f"#doc-{self.index}-path", Input).value.strip()
 
-    def show_file(self, problems: list[str]) -> bool:
-        """Show the file's size and type beside it, or what is wrong with it; True when fine."""
+    def show_file(self, problems: list[str] | tuple[str, ...]) -> None:
+        """Say what is wrong with the file (nothing: the line is cleared)."""
         status = self.query_one(f"#doc-{self.index}-path-error", Static)
-        path_input = self.query_one(f"#doc-{self.index}-path", Input)
-        text = self.path_text
-        if not text and not problems:
+        if not problems:
             status.update("")
             status.set_classes("doc-file")
+            self.query_one(f"#doc-{self.index}-path", Input).remove_class("-invalid")
+            return
+        status.update("✖ " + "; ".join(problems))
+        status.set_classes("doc-file -bad")
+        self.query_one(f"#doc-{self.index}-path", Input).add_class("-invalid")
+
+    def show_check(self, check: FileCheck) -> bool:
+        """Show the file's size and type beside it, or what is wrong with it; True when fine."""
+        if check.problems:
+            self.show_file(check.problems)
             return False
-        if problems:
-            status.update("✖ " + "; ".join(problems))
-            status.set_classes("doc-file -bad")
-            path_input.add_class("-invalid")
-            return False
-        path = Path(text).expanduser()
-        kind = detect_file_type(path)
-        status.update(f"✔ {path.name} · {human_size(path.stat().st_size)} · {kind}")
+        status = self.query_one(f"#doc-{self.index}-path-error", Static)
+        status.update(f"✔ {check.name} · {human_size(check.size)} · {check.kind}")
         status.set_classes("doc-file -ok")
-        path_input.remove_class("-invalid")
+        self.query_one(f"#doc-{self.index}-path", Input).remove_class("-invalid")
         return True
 
 
@@ -484,7 +520,9 @@ class RentalWizard(ModalScreen[Rental | None]):
     def _changed(self, event: Input.Changed) -> None:
         input_id = event.input.id or ""
         if input_id.endswith("-path") and input_id.startswith("doc-"):
-            self._check_file(event.input.parent.parent)  # type: ignore[arg-type]
+            entry = event.input.parent.parent if event.input.parent is not None else None
+            if isinstance(entry, DocumentEntry):
+                self._check_file(entry)
             return
         if input_id == "number" and self._selected is not None:
             if not same_number(event.value, self._selected.number):
@@ -496,19 +534,31 @@ class RentalWizard(ModalScreen[Rental | None]):
                 messages = event.validation_result.failure_descriptions
                 errors_static.first(Static).update("\n".join(messages))
 
-    def _check_file(self, entry: Widget) -> bool:
-        if not isinstance(entry, DocumentEntry):
-            return False
+    def _check_file(self, entry: DocumentEntry) -> None:
+        """Check the file as its path is typed: in a worker thread, the latest path winning."""
         text = entry.path_text
         if not text:
+            entry.checked = None
             entry.show_file([])
-            return False
-        probe = RentalApplication(
-            requested_number="0000",
-            end_user=EndUser(name="-"),
-            documents=[RentalDocument(document_type_id="-", path=Path(text).expanduser())],
-        )
-        return entry.show_file([m for f, m in probe.problems() if f.startswith("documents[0]")])
+            return
+        self.run_worker(self._probe_file(entry, text), group=f"file-{entry.index}", exclusive=True,
+                        exit_on_error=False)
+
+    async def _probe_file(self, entry: DocumentEntry, text: str) -> FileCheck:
+        check = await asyncio.to_thread(check_file, text)
+        if entry.is_attached and entry.path_text == text:
+            entry.checked = check
+            entry.show_check(check)
+        return check
+
+    def _unchecked_files(self) -> list[DocumentEntry]:
+        return [e for e in self.documents if e.path_text and e.current_check is None]
+
+    @work(exclusive=True, group="wizard-files", exit_on_error=False)
+    async def _check_files_then_next(self, entries: list[DocumentEntry]) -> None:
+        await asyncio.gather(*(self._probe_file(entry, entry.path_text) for entry in entries))
+        if self.step == "documents" and not self._unchecked_files():
+            self.action_next()
 
     def _check_inputs(self, container: Widget) -> bool:
         """Run every input's validators again, show each failure beside it; True when all pass."""
@@ -533,11 +583,11 @@ class RentalWizard(ModalScreen[Rental | None]):
                 return False
         if step == "documents":
             for entry in self.documents:
+                check = entry.current_check
                 if not entry.path_text:
                     fine = False
                     entry.show_file(["a file is required for this document"])
-                    entry.query_one(f"#doc-{entry.index}-path", Input).add_class("-invalid")
-                elif not self._check_file(entry):
+                elif check is not None and not entry.show_check(check):
                     fine = False
         return fine
 
@@ -546,6 +596,10 @@ class RentalWizard(ModalScreen[Rental | None]):
     @on(Button.Pressed, "#wizard-next")
     def action_next(self) -> None:
         if self._submitting or self.step == "submit":
+            return
+        if self.step == "documents" and self._unchecked_files():
+            # A file still being checked: Next goes on once every check is in.
+            self._check_files_then_next(self._unchecked_files())
             return
         if not self._check_step(self.step):
             self.app.bell()
@@ -927,10 +981,10 @@ class RentalWizard(ModalScreen[Rental | None]):
                 lines.append(untrusted.content(f"  {title} ({document.document_type_id})"))
                 for key, value in document.data_fields.items():
                     lines.append(untrusted.content(f"    {key}: {value}"))
-                if document.path is not None and document.path.is_file():
-                    kind = detect_file_type(document.path) or "unknown type"
-                    size = human_size(document.path.stat().st_size)
-                    lines.append(untrusted.content(f"    file {document.path.name} · {size} · {kind}"))
+                check = entry.current_check
+                if check is not None and not check.problems:
+                    lines.append(untrusted.content(
+                        f"    file {check.name} · {human_size(check.size)} · {check.kind or 'unknown type'}"))
         lines.append(Content(""))
         lines.append(untrusted.markup("[b $warning]Charged to the wallet up front:[/] $c", c=self.charge_text()))
         lines.append(untrusted.content(f"  {SHORT_WALLET}"))
@@ -943,9 +997,10 @@ class RentalWizard(ModalScreen[Rental | None]):
 
     # --- step 6: submit ---
 
-    def _confirm_and_submit(self) -> None:
+    @work(exclusive=True, group="wizard-confirm", exit_on_error=False)
+    async def _confirm_and_submit(self) -> None:
         application = self.build_application()
-        problems = application.problems()
+        problems = await asyncio.to_thread(application.problems)  # stats and reads each file
         if problems:
             self._land(RentalValidationError(problems))
             return
@@ -965,9 +1020,10 @@ class RentalWizard(ModalScreen[Rental | None]):
 
     def _key_for(self, application: RentalApplication) -> str:
         """The same key while the application is unchanged; a new one once anything changed."""
+        # Sizes as last checked (off the UI loop): a file replaced by another changes the key.
+        checks = {e.path_text: e.current_check for e in self.documents}
         files = [
-            (str(d.path), d.path.stat().st_size if d.path and d.path.exists() else None)
-            for d in application.documents
+            (str(d.path), getattr(checks.get(str(d.path)), "size", None)) for d in application.documents
         ]
         mark = hashlib.sha256(json.dumps([application.payload(), files], sort_keys=True,
                                          default=str).encode()).hexdigest()
@@ -1022,11 +1078,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         rental = message.rental
         index = getattr(self.app, "local_index", None)
         if index is not None:
-            try:
-                index.add("rentals", rental.id)
-            except Exception as exc:  # noqa: BLE001 - remembering must not undo a rental
-                self.notify(f"The rental was created but could not be remembered: {exc}",
-                            severity="warning")
+            index.add("rentals", rental.id)  # written off the UI loop; a failure is said in a toast
         note = "The rental had been created after all." if message.recovered else "Rental created."
         if rental.status == RentalStatus.FUNDING:
             note += (" The wallet is short: it waits for auto-pay to top the wallet up, then the "
@@ -1162,7 +1214,7 @@ class RentalWizard(ModalScreen[Rental | None]):
             except errors.NotSupported:
                 where = "the rentals this profile remembers (this server has no rental list)"
                 index = getattr(self.app, "local_index", None)
-                ids = index.ids("rentals") if index is not None else []
+                ids = await index.ids("rentals") if index is not None else []
                 candidates = [await client.get_rental(rental_id) for rental_id in ids]
         except errors.ApiError as error:
             self.post_message(OutcomeChecked(None, error))
@@ -1215,10 +1267,15 @@ class RentalWizard(ModalScreen[Rental | None]):
         if not isinstance(entry, DocumentEntry):
             return
         current = Path(entry.path_text).expanduser() if entry.path_text else None
-        start = current.parent if current is not None else (self._start_dir or Path.cwd())
+        self._open_picker(entry, current.parent if current is not None else self._start_dir)
+
+    @work(exclusive=True, group="wizard-picker", exit_on_error=False)
+    async def _open_picker(self, entry: DocumentEntry, start: Path | None) -> None:
+        def folder() -> Path:
+            return start if start is not None and start.is_dir() else Path.cwd()
 
         def picked(path: Path | None) -> None:
             if path is not None:
                 entry.query_one(f"#doc-{entry.index}-path", Input).value = str(path)
 
-        self.app.push_screen(FilePicker(start), picked)
+        self.app.push_screen(FilePicker(await asyncio.to_thread(folder)), picked)
