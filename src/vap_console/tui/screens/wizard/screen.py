@@ -374,6 +374,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         self._countdown = 0
         self._countdown_timer: Any = None
         self._done = False
+        self._lost = "No answer came back"  # why the outcome of the last send is unknown
 
     # --- layout ---
 
@@ -1069,6 +1070,12 @@ class RentalWizard(ModalScreen[Rental | None]):
         except OSError as error:  # a file vanished or shrank mid-upload
             self.post_message(SubmitFailed(RentalValidationError([("documents", str(error))])))
             return
+        except Exception as error:  # noqa: BLE001 - whatever broke, the request may have gone out
+            # The wizard must never stay on "Sending…": treated as a lost answer, it is checked
+            # before anything is sent again.
+            self.post_message(SubmitFailed(errors.OutcomeUnknown(
+                f"POST /v1/phone-numbers ended unexpectedly ({type(error).__name__}: {error})")))
+            return
         self.post_message(Submitted(rental))
 
     @on(Submitted)
@@ -1093,10 +1100,13 @@ class RentalWizard(ModalScreen[Rental | None]):
     def _submit_failed(self, message: SubmitFailed) -> None:
         self._submitting = False
         error = message.error
-        if isinstance(error, errors.OutcomeUnknown):
+        if isinstance(error, errors.OutcomeUnknown) or getattr(error, "maybe_applied", False):
+            # No answer, or one that could not be read: the rental may exist and be charged.
             self._submitting = True
+            self._lost = ("No answer came back" if isinstance(error, errors.OutcomeUnknown)
+                          else f"The answer could not be read ({error})")
             self.query_one("#submit-status", Static).update(
-                "No answer came back: the rental may exist. Checking before anything is sent again…")
+                f"{self._lost}: the rental may exist. Checking before anything is sent again…")
             self._check_outcome()
             return
         if isinstance(error, errors.RateLimited):
@@ -1236,13 +1246,13 @@ class RentalWizard(ModalScreen[Rental | None]):
         self._show_step("review")
         if message.error is not None:
             self._tell(
-                f"No answer came back, and checking whether the rental exists failed too: "
+                f"{self._lost}, and checking whether the rental exists failed too: "
                 f"{message.error} Check again before sending anything.",
                 retry=self._recheck,
             )
             return
         self._tell(
-            f"No answer came back, and {message.where} holds no new rental for this number: it is "
+            f"{self._lost}, and {message.where} holds no new rental for this number: it is "
             "safe to send again. Retry uses the same Idempotency-Key, so the server cannot rent twice.",
             retry=self.submit,
         )
