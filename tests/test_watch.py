@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import os
 import re
 import subprocess
@@ -216,3 +217,32 @@ def test_an_unknown_profile_is_a_usage_error(sandbox):
                       client_factory=sandbox.client, sleep=sandbox.sleep)
     assert code == 2
     assert "nope" in err.getvalue()
+
+
+
+class _HostileReasons(httpx.AsyncBaseTransport):
+    """The sandbox, with escape sequences in every rejection reason and step detail."""
+
+    EVIL = "\x1b]52;c;cm0gLXJmIH4=\x07 call us \x1b[2J"
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        body = json.loads(await response.aread())
+        if isinstance(body, dict) and body.get("compliance"):
+            body["compliance"]["rejectionReason"] = self.EVIL
+            for step in body["timeline"]:
+                step["detail"] = step["detail"] and self.EVIL
+        return httpx.Response(response.status_code, json=body)
+
+
+def test_server_text_reaches_the_terminal_with_its_control_characters_visible(sandbox):
+    rental_id = sandbox.rent("912260000002")  # KYC rejected
+    sandbox.client = lambda base_url, key: VapClient(  # type: ignore[method-assign]
+        base_url, key, transport=_HostileReasons(httpx.ASGITransport(app=sandbox.app)), sleep=no_wait)
+    code, out, _ = sandbox.watch(rental_id)
+    assert code == 1
+    assert "\x1b" not in out
+    assert out.splitlines()[-1] == "kyc_rejected: ␛]52;c;cm0gLXJmIH4=␇ call us ␛[2J"

@@ -24,6 +24,7 @@ from vap_console.credentials import (
     check_base_url,
     mask,
 )
+from vap_console.literal import clean
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -40,7 +41,8 @@ class _Fail(Exception):
 
 
 def _say(text: str, stream: TextIO | None = None) -> None:
-    print(text, file=stream or sys.stdout)
+    # Profile names, base URLs and server messages reach a terminal: control characters visible.
+    print(clean(text), file=stream or sys.stdout)
 
 
 def _host(base_url: str) -> str:

@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vap_console.literal import clean
+
 if TYPE_CHECKING:
     from vap_console.credentials import KeyStore, ResolvedCredentials
     from vap_console.tui.app import VapApp
@@ -23,7 +25,7 @@ EXIT_FAILURE = 1
 
 
 def _say(message: str) -> None:
-    print(f"vap: {message}", file=sys.stderr)
+    print(f"vap: {clean(message)}", file=sys.stderr)
 
 
 def console_main(profile: str | None = None, sandbox: bool = False, speed: float = 1.0) -> int:

@@ -24,6 +24,7 @@ from vap_console.api.polling import (
     follow_rental,
     one_line_timeline,
 )
+from vap_console.literal import clean
 
 if TYPE_CHECKING:
     from vap_console.api.client import VapClient
@@ -33,6 +34,11 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 # A rental id goes into a URL path: keep it to characters an id can have.
+def _print(text: str, *, file: TextIO, flush: bool = False) -> None:
+    # Statuses, numbers, reasons and error messages come from the server: control characters visible.
+    print(clean(text), file=file, flush=flush)
+
+
 _RENTAL_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
 ClientFactory = Callable[[str, str], "VapClient"]
@@ -70,7 +76,7 @@ def watch_main(
     err = err or sys.stderr
 
     def fail(message: str) -> int:
-        print(f"vap: {message}", file=err, flush=True)
+        _print(f"vap: {message}", file=err, flush=True)
         return EXIT_USAGE
 
     rental_id = rental_id.strip()
@@ -123,34 +129,34 @@ async def _watch(
             ):
                 if isinstance(event, PollFailed):
                     offline = True
-                    print(
+                    _print(
                         f"{_stamp(None)}  offline — retrying in {event.next_delay:g} s: {event.error}",
                         file=err,
                         flush=True,
                     )
                     continue
                 if offline:
-                    print(f"{_stamp(None)}  back online", file=err, flush=True)
+                    _print(f"{_stamp(None)}  back online", file=err, flush=True)
                     offline = False
                 rental = event.rental
                 if rental.status != shown_status:
-                    print(status_line(rental), file=out, flush=True)
+                    _print(status_line(rental), file=out, flush=True)
                     shown_status = rental.status
                 if event.next_delay is None:
                     if rental.status == RentalStatus.ACTIVE:
                         number = rental.e164 or rental.number or ""
-                        print(f"active {number}".rstrip(), file=out, flush=True)
+                        _print(f"active {number}".rstrip(), file=out, flush=True)
                         return EXIT_ACTIVE
                     reason = failure_reason(rental) or "no reason given"
                     # A release reason comes as "released: user" already: the status once is enough.
                     if not reason.startswith(f"{rental.status}:"):
                         reason = f"{rental.status}: {reason}"
-                    print(reason, file=out, flush=True)
+                    _print(reason, file=out, flush=True)
                     return EXIT_FAILED
         except (Unauthorized, ForbiddenScope) as exc:
-            print(f"vap: {exc}", file=err, flush=True)
+            _print(f"vap: {exc}", file=err, flush=True)
             return EXIT_USAGE
         except NotFound:
-            print(f"vap: no rental with id {rental_id} on this server", file=err, flush=True)
+            _print(f"vap: no rental with id {rental_id} on this server", file=err, flush=True)
             return EXIT_USAGE
     return EXIT_FAILED  # follow_rental only ends at a terminal status or by raising

@@ -1,25 +1,15 @@
 """The one way untrusted text reaches the screen: literally, with its control characters visible.
 
-Anything from the server, a file, the environment or the keyboard may hold markup (``[b]``,
-``[@click=app.quit]``) or terminal control (ESC sequences that set the title, clear the screen or,
-with OSC 52, write the clipboard). Nothing here parses markup, and every character that could
-steer the terminal or reorder what is shown is replaced by a visible stand-in:
-
-* C0 controls and DEL as their control pictures (ESC → ␛, NUL → ␀, DEL → ␡);
-* C1 controls (U+0080–U+009F) as ``\\x9b``-style escapes;
-* bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069, LRM, RLM, ALM) as
-  ``\\u202e``-style escapes, so a name cannot display reversed;
-* line and paragraph separators (U+2028, U+2029) like newlines.
-
-Tabs and newlines are kept where the text wraps (``multiline=True``); on one line they become
-spaces. Widgets take ``content()`` (Textual) or ``text()`` (Rich); ``safe()`` cleans a Rich
-renderable built elsewhere (a detail pane's Group of Texts) and ``markup()`` fills a template the
-console wrote with values that stay literal.
+The rule itself (which characters, their stand-ins) is ``vap_console.literal``; this module fits
+it to Textual and Rich. Nothing here parses markup (``[b]``, ``[@click=app.quit]``). Widgets take
+``content()`` (Textual) or ``text()`` (Rich); ``safe()`` cleans a Rich renderable built elsewhere
+(a detail pane's Group of Texts), ``markup()`` fills a template the console wrote with values that
+stay literal, ``Literal`` is a Static that cleans whatever it is given, and ``LiteralApp`` cleans
+every toast and paste.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, TypeVar
 
 from rich.console import Group, RenderableType
@@ -30,45 +20,7 @@ from textual.content import Content
 from textual.notifications import SeverityLevel
 from textual.widgets import Static
 
-_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_SEPARATORS = "\u2028\u2029"
-# Everything that is shown as something else; \t and \n are only replaced on one line.
-_UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}]")
-_UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}]")
-
-
-def _stand_in(char: str, multiline: bool) -> str:
-    code = ord(char)
-    if char in "\t\n" or char in _SEPARATORS:
-        return "\n" if multiline and char != "\t" else ("\t" if multiline else " ")
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Unicode control pictures: ␀ … ␟
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    if code <= 0x9F:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}"
-
-
-_CODES = [*range(0x20), *range(0x7F, 0xA0), *map(ord, _BIDI + _SEPARATORS)]
-_MULTI = {c: _stand_in(chr(c), True) for c in _CODES if chr(c) not in "\t\n"}
-_SINGLE = {c: _stand_in(chr(c), False) for c in _CODES}
-
-
-def clean(value: object, *, multiline: bool = True) -> str:
-    """``value`` as a string that shows literally: control characters made visible."""
-    if value is None:
-        return ""
-    string = value if isinstance(value, str) else str(value)
-    if multiline:
-        return string.translate(_MULTI) if _UNSAFE.search(string) else string
-    return string.translate(_SINGLE) if _UNSAFE_ONE_LINE.search(string) else string
-
-
-def has_unsafe(value: str) -> bool:
-    """Whether ``clean`` would change ``value`` (on one line)."""
-    return _UNSAFE_ONE_LINE.search(value) is not None
-
+from vap_console.literal import UNSAFE, UNSAFE_ONE_LINE, clean, stand_in
 
 def text(value: object, style: str = "", *, multiline: bool = True) -> Text:
     """A Rich Text that shows ``value`` literally (Rich Text never parses markup itself)."""
@@ -90,7 +42,7 @@ def markup(template: str, **values: object) -> Content:
 
 def clean_text(value: Text, *, multiline: bool = True) -> Text:
     """A Rich Text with its control characters made visible, its styles kept."""
-    pattern = _UNSAFE if multiline else _UNSAFE_ONE_LINE
+    pattern = UNSAFE if multiline else UNSAFE_ONE_LINE
     plain = value.plain
     if not pattern.search(plain):
         return value
@@ -102,9 +54,9 @@ def clean_text(value: Text, *, multiline: bool = True) -> Text:
                no_wrap=value.no_wrap, end=value.end)
     for piece in pieces:
         if len(piece) == 1 and pattern.match(piece.plain):
-            stand_in = _stand_in(piece.plain, multiline)
-            spans = [Span(0, len(stand_in), span.style) for span in piece.spans]
-            out.append_text(Text(stand_in, style=piece.style, spans=spans))
+            visible = stand_in(piece.plain, multiline)
+            spans = [Span(0, len(visible), span.style) for span in piece.spans]
+            out.append_text(Text(visible, style=piece.style, spans=spans))
         else:
             out.append_text(piece)
     return out
@@ -123,7 +75,7 @@ def safe(renderable: Any) -> RenderableType:
     if isinstance(renderable, Text):
         return clean_text(renderable)
     if isinstance(renderable, Content):
-        return renderable if not _UNSAFE.search(renderable.plain) else Content(clean(renderable.plain))
+        return renderable if not UNSAFE.search(renderable.plain) else Content(clean(renderable.plain))
     if isinstance(renderable, Group):
         return Group(*(safe(part) for part in renderable.renderables))
     return renderable  # our own renderables (Pairs, Timeline lines) clean their text themselves
@@ -162,7 +114,7 @@ def _literal(value: Any) -> Any:
         return content(value)
     if isinstance(value, Content):
         # Content built by markup() is clean already; anything else is cleaned as plain text.
-        return value if not _UNSAFE.search(value.plain) else Content(clean(value.plain))
+        return value if not UNSAFE.search(value.plain) else Content(clean(value.plain))
     return safe(value)
 
 

@@ -1,0 +1,55 @@
+"""The untrusted-text rule, without Textual: text shown literally, control characters visible.
+
+Anything from the server, a file, the environment or the keyboard may hold terminal control
+(ESC sequences that set the window title, clear the screen or, with OSC 52, write the clipboard).
+Every character that could steer a terminal or reorder what is shown is replaced by a visible
+stand-in:
+
+* C0 controls and DEL as their control pictures (ESC → ␛, NUL → ␀, DEL → ␡);
+* C1 controls (U+0080–U+009F) as ``\\x9b``-style escapes;
+* bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069, LRM, RLM, ALM) as
+  ``\\u202e``-style escapes, so a name cannot display reversed;
+* line and paragraph separators (U+2028, U+2029) like newlines.
+
+Tabs and newlines are kept where the text wraps (``multiline=True``); on one line they become
+spaces. The console's widgets use it through ``tui/untrusted.py``; the command line prints
+through ``clean`` directly.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_SEPARATORS = "\u2028\u2029"
+# Everything that is shown as something else; \t and \n are only replaced on one line.
+UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}]")
+UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}]")
+
+
+def stand_in(char: str, multiline: bool) -> str:
+    code = ord(char)
+    if char in "\t\n" or char in _SEPARATORS:
+        return "\n" if multiline and char != "\t" else ("\t" if multiline else " ")
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode control pictures: ␀ … ␟
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    if code <= 0x9F:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"
+
+
+_CODES = [*range(0x20), *range(0x7F, 0xA0), *map(ord, _BIDI + _SEPARATORS)]
+_MULTI = {c: stand_in(chr(c), True) for c in _CODES if chr(c) not in "\t\n"}
+_SINGLE = {c: stand_in(chr(c), False) for c in _CODES}
+
+
+def clean(value: object, *, multiline: bool = True) -> str:
+    """``value`` as a string that shows literally: control characters made visible."""
+    if value is None:
+        return ""
+    string = value if isinstance(value, str) else str(value)
+    if multiline:
+        return string.translate(_MULTI) if UNSAFE.search(string) else string
+    return string.translate(_SINGLE) if UNSAFE_ONE_LINE.search(string) else string
