@@ -77,6 +77,7 @@ class Hostile(httpx.AsyncBaseTransport):
     def hostile(self, value: Any, key: str = "") -> Any:
         if isinstance(value, dict):
             out = {k: self.hostile(v, k) for k, v in value.items()}
+            out["unheardOf"] = {"field": [self.sample(), 10**40, None]}  # unknown fields are kept
             if key == "config" and isinstance(out.get("llmParams"), list):
                 # The spec leaves an llmParams item's shape open: a name may be anything.
                 out["llmParams"] += [{"name": ["a", "list"], "description": self.sample()}, 5, None, "bare"]
@@ -90,6 +91,9 @@ class Hostile(httpx.AsyncBaseTransport):
             if key in _KEEP:
                 return value
             return self.sample()
+        if isinstance(value, int) and not isinstance(value, bool) and key != "count":
+            n = next(self._counter)
+            return (10**30, -(10**18), 0, value)[n % 4]  # huge, negative, zero: valid JSON numbers
         return value
 
     def error_body(self) -> dict[str, Any]:
