@@ -49,6 +49,16 @@ def _host(base_url: str) -> str:
     return urlsplit(base_url).netloc or base_url
 
 
+def keyring_ways_on(masked: str, host: str, profile: str, reason: str) -> str:
+    """A good key with nowhere to keep it: what is true, and the three ways on, in one message."""
+    return (
+        f"key {masked} is good (verified at {host}) but was not stored: the OS keyring is "
+        f"unavailable ({reason}). Ways on: set {ENV_KEY} (and {ENV_BASE_URL}) for this shell; or "
+        f"run `vap --profile {profile}` and choose \"use this key for this session only\"; or install "
+        "a Secret Service (`apt install gnome-keyring`) and run vap login again. Nothing was stored."
+    )
+
+
 def verify_key(base_url: str, key: str) -> None:
     # Imported here: the HTTP client and its models are for login only, not `vap profiles`.
     import asyncio
@@ -104,8 +114,8 @@ def login(
                 "there is no built-in default",
                 EXIT_USAGE,
             )
-        # Ask the keyring first: better to learn it is locked before typing a key.
-        store.get(name)
+        # The key is checked before the keyring is touched: a wrong key is said as such even on a
+        # machine with no keyring, and a good one is known good before the ways on are offered.
         key = _read_key(stdin or sys.stdin, name)
         try:
             (verify or verify_key)(url, key)
@@ -116,6 +126,8 @@ def login(
 
         try:
             store.store_login(name, url, key)
+        except KeyringUnavailable as exc:
+            raise _Fail(keyring_ways_on(mask(key), _host(url), name, exc.reason)) from None
         except OSError as exc:
             raise _Fail(f"could not write {store.profiles.path} ({exc.strerror}); nothing was stored") from None
         active = store.profiles.active()

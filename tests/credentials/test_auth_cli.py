@@ -156,8 +156,19 @@ def test_keyring_failure_on_login_is_one_line_and_stores_nothing(
     assert login(keystore=store) == 1
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "Traceback" not in err
-    assert "keyrings.alt" in err and "VAP_API_KEY" in err and "Nothing was stored" in err
+    # The key was checked first: said good, then the ways on without a keyring.
+    assert "…ABCD is good (verified at api.example.com)" in err
+    assert "VAP_API_KEY" in err and "session only" in err and "gnome-keyring" in err
+    assert "Nothing was stored" in err and GOOD not in err
     assert not config_file(xdg_dirs).exists()
+
+
+def test_a_wrong_key_is_reported_even_without_a_keyring(xdg_dirs, capsys) -> None:
+    store = KeyStore(backend=FailingKeyring(keyring.errors.NoKeyringError("none")))
+    assert login(keystore=store, key="sk_live_wrong_key_0000\n") == 1
+    err = capsys.readouterr().err
+    assert "rejected" in err.lower() or "401" in err
+    assert "keyring" not in err.lower()
 
 
 def test_hanging_keyring_on_login_gives_up(xdg_dirs, capsys) -> None:

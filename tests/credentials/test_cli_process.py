@@ -30,13 +30,22 @@ def assert_one_clean_line(text: str) -> None:
     assert "Traceback" not in text and KEY not in text
 
 
-def test_login_without_a_keyring_backend_fails_cleanly(xdg_dirs: dict[str, Path]) -> None:
-    result = vap("login", "--profile", "p", "--base-url", "https://api.example.com",
-                 stdin=KEY, env=NO_KEYRING)
+def test_login_without_a_keyring_backend_checks_the_key_then_offers_the_ways_on(
+    xdg_dirs: dict[str, Path],
+) -> None:
+    key = fresh_key()
+    with voices_server() as url:
+        result = vap("login", "--profile", "p", "--base-url", url, stdin=key, env=NO_KEYRING)
+        wrong = vap("login", "--profile", "p", "--base-url", url, stdin=KEY, env=NO_KEYRING)
     assert result.returncode == 1
-    assert_one_clean_line(result.stderr)
-    assert "no keyring backend was found" in result.stderr
-    assert "keyrings.alt" in result.stderr and "VAP_API_KEY" in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr and key not in result.stderr
+    assert f"…{key[-4:]} is good" in result.stderr and "no keyring backend was found" in result.stderr
+    assert "VAP_API_KEY" in result.stderr and "session only" in result.stderr
+    assert "gnome-keyring" in result.stderr
+    # A wrong key is said as such: the missing keyring does not hide it.
+    assert wrong.returncode == 1
+    assert_one_clean_line(wrong.stderr)
+    assert "keyring" not in wrong.stderr.lower()
     assert not (xdg_dirs["config"] / "vap-console" / "profiles.toml").exists()
 
 
