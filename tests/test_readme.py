@@ -1,0 +1,104 @@
+"""The README's commands run as written: the closest honest equivalent of pasting each into a shell.
+
+Every line of its ``sh`` blocks is taken: make targets must exist, `. .venv/bin/activate` must put
+`vap` on PATH, and each `vap …` command is run — for real where it ends by itself (`vap profiles`,
+`vap sandbox serve`, `vap rental watch` on a seeded rental), with `--help` where it would open the
+full-screen console or ask for a key (proving the command and every option it shows exist).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.net import wait_for_port
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+BIN = Path(sys.executable).parent
+# Placeholders the README uses, and what a reader would type for them.
+PLACEHOLDERS = {"URL": "http://127.0.0.1:8787", "NAME": "work", "RENTAL_ID": "rental-id"}
+
+
+def shell_lines() -> list[str]:
+    lines = []
+    for block in re.findall(r"```sh\n(.*?)```", README, flags=re.S):
+        for line in block.splitlines():
+            command = line.split("  #")[0].split("# ")[0].strip() if not line.lstrip().startswith("#") else ""
+            if command:
+                lines.append(command)
+    return lines
+
+
+def run(args: list[str], env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          env={**os.environ, **(env or {})})
+
+
+def test_the_readme_shows_both_set_up_commands_first() -> None:
+    assert shell_lines()[:2] == ["make demo", "make test"]
+
+
+@pytest.mark.parametrize("line", [line for line in shell_lines() if line.startswith("make ")])
+def test_each_make_target_exists(line: str) -> None:
+    result = run(["make", "-n", *shlex.split(line)[1:]])
+    assert result.returncode == 0, result.stderr
+
+
+def test_activating_the_venv_puts_vap_on_path() -> None:
+    assert ". .venv/bin/activate" in shell_lines()
+    result = run(["bash", "-c", f". {BIN / 'activate'} && command -v vap && vap --version"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == str(BIN / "vap")
+
+
+def vap_commands() -> list[list[str]]:
+    commands = []
+    for line in shell_lines():
+        if line.startswith("vap"):
+            commands.append([PLACEHOLDERS.get(word, word) for word in shlex.split(line)])
+    return commands
+
+
+@pytest.mark.parametrize("command", vap_commands(), ids=lambda c: " ".join(c))
+def test_each_vap_command_and_its_options_exist(command: list[str], tmp_path: Path) -> None:
+    result = run([str(BIN / "vap"), *command[1:], "--help"], env={"XDG_CONFIG_HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: vap")
+
+
+def test_the_commands_that_end_by_themselves_run_for_real(tmp_path: Path) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "VAP_API_KEY": "", "VAP_BASE_URL": ""}
+    assert ["vap", "profiles"] in vap_commands() and ["vap", "sandbox", "serve"] in vap_commands()
+    profiles = run([str(BIN / "vap"), "profiles"], env=env)
+    assert profiles.returncode == 0 and "vap login --base-url URL" in profiles.stdout
+
+    serve = subprocess.Popen([str(BIN / "vap"), "sandbox", "serve", "--port", "0"], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                             env={**os.environ, **env})
+    try:
+        assert serve.stdout is not None
+        first = serve.stdout.readline()  # "vap sandbox serving at http://127.0.0.1:PORT  (…)"
+        url = next(word for word in first.split() if word.startswith("http://"))
+        wait_for_port(int(url.rsplit(":", 1)[1]))
+        request = urllib.request.Request(f"{url.rstrip('/')}/v1/phone-numbers",
+                                         headers={"Authorization": "Bearer sk_sandbox_agent"})
+        rentals = json.load(urllib.request.urlopen(request, timeout=30))["items"]
+        active = next(r["id"] for r in rentals if r["status"] == "active")
+        watch = run([str(BIN / "vap"), "rental", "watch", active],
+                    env={**env, "VAP_API_KEY": "sk_sandbox_agent", "VAP_BASE_URL": url})
+        assert watch.returncode == 0, watch.stderr
+        assert watch.stdout.splitlines()[-1].startswith("active +")
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+    assert serve.returncode == 0
