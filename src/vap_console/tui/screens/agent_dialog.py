@@ -9,7 +9,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.validation import Function, Length
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker
@@ -17,6 +16,7 @@ from textual.worker import Worker
 from vap_console.api.models import Agent, AgentCreate, AgentTemplate
 from vap_console.tui import untrusted
 from vap_console.tui.screens.base import ForwardsWorkerFailures
+from vap_console.tui.screens.dialog import Dialog
 from vap_console.tui.submission import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
@@ -24,7 +24,8 @@ from vap_console.tui.widgets.field_error import FieldError
 NAME_MAX = 100
 
 
-class CreateAgentScreen(ForwardsWorkerFailures, ModalScreen[Agent | None]):
+class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
+    LABEL = "Create an agent"
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without creating")]
     AUTO_FOCUS = "#agent-name"
 

@@ -6,13 +6,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from vap_console.tui import untrusted
+from vap_console.tui.screens.dialog import Dialog
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(Dialog[bool]):
+    LABEL = "Confirm"
     BINDINGS = [
         Binding("escape,n", "answer(False)", "Keep", id="confirm.no", tooltip="Do nothing"),
         Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),

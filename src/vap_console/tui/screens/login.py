@@ -14,9 +14,8 @@ from collections.abc import Awaitable, Callable
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, Static
 
@@ -35,6 +34,7 @@ from vap_console.credentials import (
 from vap_console.credentials.verify import explain_verify_error, verify_key
 from vap_console.tui import untrusted
 from vap_console.tui.untrusted import LiteralApp
+from vap_console.tui.screens.dialog import Dialog
 
 # (base_url, key) -> None; raises the client's ApiError when the key is not good.
 AsyncVerifier = Callable[[str, str], Awaitable[None]]
@@ -63,22 +63,24 @@ FIELDS = (
 )
 
 
-class LoginScreen(ModalScreen[ResolvedCredentials | None]):
+class LoginScreen(Dialog[ResolvedCredentials | None]):
     """Dismisses with the credentials to use (source "keyring" or "session"), or None."""
+    LABEL = "Log in"
 
     DEFAULT_CSS = """
     LoginScreen { align: center middle; }
     LoginScreen #login-dialog {
-        width: 76; height: auto; max-height: 100%;
+        width: 76; max-width: 100%; height: auto; max-height: 100%;
         border: thick $primary; background: $surface; padding: 1 2;
     }
+
     LoginScreen #login-title { text-style: bold; margin-bottom: 1; }
     LoginScreen #login-reason { color: $text-muted; margin-bottom: 1; height: auto; }
     LoginScreen Label { margin-top: 1; }
     LoginScreen .field-error { color: $error; height: auto; }
     LoginScreen #login-status { height: auto; margin-top: 1; }
     LoginScreen #login-status.-error { color: $error; }
-    LoginScreen #login-buttons { height: auto; margin-top: 1; }
+    LoginScreen #login-buttons { dock: bottom; height: auto; margin-top: 1; background: $surface; }
     LoginScreen #login-buttons Button { margin-right: 1; }
     LoginScreen #login-session { display: none; }
     LoginScreen.-keyring-failed #login-session { display: block; }
@@ -131,7 +133,12 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
         self._verified: tuple[str, str, str] | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="login-dialog"):
+        # The dialog scrolls when the terminal is short; its buttons, docked, stay in view.
+        with VerticalScroll(id="login-dialog"):
+            with Horizontal(id="login-buttons"):
+                yield Button("Verify and save", id="login-save", variant="primary")
+                yield Button("Use this key for this session only", id="login-session", variant="warning")
+                yield Button(self._cancel_label, id="login-cancel")
             yield Static(self._title, id="login-title")
             if self._reason:
                 yield Static(untrusted.content(self._reason), id="login-reason")  # names the server
@@ -150,10 +157,6 @@ class LoginScreen(ModalScreen[ResolvedCredentials | None]):
                 "The key is checked with GET /v1/voices, then kept in the OS keyring.",
                 id="login-status",
             )
-            with Horizontal(id="login-buttons"):
-                yield Button("Verify and save", id="login-save", variant="primary")
-                yield Button("Use this key for this session only", id="login-session", variant="warning")
-                yield Button(self._cancel_label, id="login-cancel")
 
     def on_mount(self) -> None:
         # Known broken keyring: offer the session-only way from the start.

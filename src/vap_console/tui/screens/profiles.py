@@ -52,6 +52,7 @@ class ProfileRow:
 
 
 class ProfilesScreen(Screen[None]):
+    LABEL = "Profiles"
     AUTO_FOCUS = "#profile-rows"
     COLUMNS = (
         Column("Active", 6, 6),
@@ -108,7 +109,7 @@ class ProfilesScreen(Screen[None]):
         return store if isinstance(store, KeyStore) else None
 
     def compose(self) -> ComposeResult:
-        yield StatusBar("Profiles")
+        yield StatusBar(self.LABEL)
         yield Banner()
         with Vertical(id="profiles-body"):
             yield RowTable(self.COLUMNS, id="profile-rows")

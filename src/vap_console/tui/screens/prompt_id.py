@@ -14,13 +14,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.validation import Function, Validator
 from textual.widgets import Button, Input, Label, Static
 
 from vap_console.api import errors
 from vap_console.credentials import CredentialsInputError
 from vap_console.credentials.index import check_id
+from vap_console.tui.screens.dialog import Dialog
 from vap_console.tui.widgets.field_error import FieldError
 
 
@@ -32,8 +32,9 @@ def _is_id(value: str) -> bool:
     return True
 
 
-class PromptIdScreen(ModalScreen[str | None]):
+class PromptIdScreen(Dialog[str | None]):
     """Dismissed with the id (what ``check`` returned, when it returns a str), or None."""
+    LABEL = "Add by id"
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without adding")]
 

@@ -114,6 +114,8 @@ class PollStopped(Message):
 class RentalScreen(Screen[None]):
     """A rental's fields and its timeline, kept live until the rental settles."""
 
+    LABEL = "Rental"
+
     DEFAULT_CSS = """
     RentalScreen #rental-box { padding: 0 1; }
     RentalScreen #rental-title { text-style: bold; padding: 1 0; }

@@ -15,7 +15,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.validation import Function, Integer, Length, Regex
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
@@ -38,6 +37,7 @@ from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import Dialog
 from vap_console.tui.submission import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
@@ -108,7 +108,8 @@ def parse_pairs(text: str, sep: str, what: str, errs: list[str]) -> list[tuple[s
     return pairs
 
 
-class ToolFormScreen(ForwardsWorkerFailures, ModalScreen[Tool | None]):
+class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
+    LABEL = "New tool"
     BINDINGS = [
         Binding("ctrl+s", "submit", "Create", id="toolform.submit", tooltip="Check the form and create the tool"),
         Binding("escape", "cancel", "Cancel", id="toolform.cancel", tooltip="Close without creating"),

@@ -6,15 +6,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from vap_console.api.models import WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
+from vap_console.tui.screens.dialog import Dialog
 
 
-class WebCallScreen(ModalScreen[None]):
+class WebCallScreen(Dialog[None]):
+    LABEL = "Web call"
     BINDINGS = [
         Binding("escape", "close", "Close", id="webcall.close", tooltip="Close the dialog"),
         Binding("h", "copy('host')", "Copy host", id="webcall.copy_host", tooltip="Copy the media server address"),

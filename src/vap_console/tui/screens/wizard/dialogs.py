@@ -10,17 +10,19 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from rich.text import Text, TextType
 from textual.widgets import Button, DirectoryTree, Input, Static
 
 from vap_console.tui import untrusted
+from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Dialog
 
 DOCUMENT_SUFFIXES = frozenset({".pdf", ".jpg", ".jpeg", ".png"})
 
 
-class Confirm(ModalScreen[bool]):
+class Confirm(Dialog[bool]):
     """Ask one question; dismiss(True) only on the explicit yes button."""
+    LABEL = "Confirm"
 
     DEFAULT_CSS = """
     Confirm { align: center middle; }
@@ -79,8 +81,9 @@ class DocumentTree(DirectoryTree):
         ]
 
 
-class FilePicker(ModalScreen[Path | None]):
+class FilePicker(Dialog[Path | None]):
     """Pick a PDF, JPEG or PNG file: browse the tree, or type a folder to start from."""
+    LABEL = "Choose a document"
 
     DEFAULT_CSS = """
     FilePicker { align: center middle; }

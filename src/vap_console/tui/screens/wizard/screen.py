@@ -24,7 +24,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import (
     Button,
@@ -58,6 +57,7 @@ from vap_console.api.rental import (
 )
 from vap_console.tui import untrusted
 from vap_console.tui.format import money
+from vap_console.tui.screens.dialog import Dialog
 from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
 from vap_console.tui.screens.wizard.rules import (
     data_field_id,
@@ -311,7 +311,7 @@ class StepIndicator(Static):
         self.update(Content.assemble(*parts))
 
 
-class RentalWizard(ModalScreen[Rental | None]):
+class RentalWizard(Dialog[Rental | None]):
     """Rent a number. Dismisses with the created Rental (after opening its screen) or None."""
 
     LABEL = "Rent a number"
@@ -348,7 +348,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         Binding("pageup", "back", "Back", priority=True, id="wizard.back",
                 tooltip="Go to the previous step; nothing typed is lost"),
         # Priority, and the wizard's fields leave "?" alone (Field), so it works from inside a field.
-        Binding("question_mark,f1", "keys", "Keys", priority=True, id="wizard.keys",
+        Binding("question_mark,f1", "show_keys", "Keys", priority=True, id="wizard.keys",
                 tooltip="Show the wizard's keys"),
     ]
 
@@ -684,7 +684,7 @@ class RentalWizard(ModalScreen[Rental | None]):
         else:
             self.query_one("#wizard-next", Button).focus()
 
-    def action_keys(self) -> None:
+    def action_show_keys(self) -> None:
         """The wizard's own keys, not the editing keys of the field that has the focus."""
         from vap_console.tui.screens.keys_help import KeysHelpScreen
 

@@ -1,0 +1,34 @@
+"""What every dialog of the console shares: `?` (or F1) lists its keys, and a key bar of its own.
+
+A dialog covers the screen it opened from; without its own key bar the bottom line would go on
+showing that screen's keys, which do nothing while the dialog is up.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, TypeVar
+
+from textual import events, on
+from textual.binding import Binding
+from textual.screen import ModalScreen
+
+from vap_console.tui.widgets.key_bar import KeyBar
+
+T = TypeVar("T")
+
+
+class Dialog(ModalScreen[T]):
+    LABEL: ClassVar[str] = "Dialog"
+    BINDINGS = [
+        Binding("question_mark,f1", "show_keys", "Keys", id="dialog.keys", tooltip="Show this dialog's keys"),
+    ]
+
+    @on(events.Mount)
+    def _add_key_bar(self) -> None:
+        if not self.query(KeyBar):
+            self.mount(KeyBar())
+
+    def action_show_keys(self) -> None:
+        from vap_console.tui.screens.keys_help import KeysHelpScreen
+
+        self.app.push_screen(KeysHelpScreen(self))
