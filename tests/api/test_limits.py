@@ -20,6 +20,7 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 from vap_console.api import RentalApplication, VapClient, errors
+from vap_console.api.models import Page, Variable
 from vap_console.api.client import (
     MAX_RESPONSE_BYTES,
     MIN_TRANSFER_RATE,
@@ -357,7 +358,7 @@ class _Probe(BaseModel):
 _PARSED_ON: list[int] = []
 
 
-@pytest.mark.parametrize(("size", "in_thread"), [(1000, False), (64 * 1024, False), (200_000, True)])
+@pytest.mark.parametrize(("size", "in_thread"), [(1000, False), (1024 * 1024, False), (2_000_000, True)])
 async def test_a_body_over_the_threshold_is_parsed_in_a_worker_thread(make_client, size, in_thread):
     client, _ = make_client(json_response(200, {}))
     body = bytearray(b'{"text": "' + b"x" * (size - 12) + b'"}')
@@ -366,6 +367,27 @@ async def test_a_body_over_the_threshold_is_parsed_in_a_worker_thread(make_clien
     probe = await client._parse(_Probe, _Answer("GET", "GET /probe", 200, "", body, None))
     assert len(probe.text) == size - 12
     assert (_PARSED_ON != [threading.get_ident()]) is in_thread
+
+
+async def test_a_large_page_is_validated_in_pieces_off_the_loop(make_client, monkeypatch):
+    from vap_console.api import client as client_module
+
+    calls: list[tuple[int, int]] = []  # (characters validated in one call, thread)
+    real = client_module.TypeAdapter.validate_json
+
+    def spy(self, data, *args, **kwargs):
+        calls.append((len(data), threading.get_ident()))
+        return real(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(client_module.TypeAdapter, "validate_json", spy)
+    body = json_response(200, {"items": [wire_variable(name=f"v{i}") for i in range(10_000)],
+                               "count": 10_000}).content
+    client, _ = make_client(json_response(200, {}), parse_in_thread_bytes=1024)
+    page = await client._parse(Page[Variable], _Answer("GET", "GET /v1/variables", 200, "", bytearray(body), None))
+    assert page == Page[Variable].model_validate_json(body)
+    assert len(calls) >= len(body) // client_module.PIECE_CHARS
+    assert max(size for size, _ in calls) < client_module.PIECE_CHARS * 1.1  # items, commas
+    assert threading.get_ident() not in {thread for _, thread in calls}
 
 
 async def test_a_schema_break_found_in_the_worker_thread_is_still_unexpected_response(make_client):
@@ -392,4 +414,4 @@ def test_the_defaults():
     assert (client.request_timeout, client.total_timeout) == (REQUEST_TIMEOUT, TOTAL_TIMEOUT) == (30, 120)
     assert client.max_response_bytes == MAX_RESPONSE_BYTES == 64 * 1024 * 1024
     assert client.min_transfer_rate == MIN_TRANSFER_RATE == 16 * 1024
-    assert client.parse_in_thread_bytes == 64 * 1024
+    assert client.parse_in_thread_bytes == 1024 * 1024
