@@ -57,8 +57,6 @@ from math import isfinite
 from typing import Any, TypeVar, get_origin
 from urllib.parse import quote
 
-import anyio
-import h11
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -542,7 +540,7 @@ class VapClient:
                     expired = True
                 else:
                     problem = exc
-            except _ATTEMPT_FAILURES as exc:
+            except _attempt_failures() as exc:
                 problem = exc
             finally:
                 deadlines.scope = None
@@ -959,11 +957,24 @@ def _array_items(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
 
 # What may end an attempt (besides its deadline), whatever the layer it comes from: httpx's own
 # errors (DecodingError is not a TransportError), h11's and anyio's should one slip through
-# httpcore's mapping, and the operating system's.
-_ATTEMPT_FAILURES: tuple[type[BaseException], ...] = (
-    httpx.HTTPError, httpx.StreamError, httpx.InvalidURL, h11.ProtocolError,
-    anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError, _TooLarge,
-)
+# httpcore's mapping, and the operating system's. Built on first use: h11 and anyio come with
+# httpcore, which httpx imports only when the first request goes out (start-up stays as it was).
+@functools.cache
+def _attempt_failures() -> tuple[type[BaseException], ...]:
+    import anyio
+    import h11
+
+    return (
+        httpx.HTTPError, httpx.StreamError, httpx.InvalidURL, h11.ProtocolError,
+        anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError,
+        _TooLarge,
+    )
+
+
+def _is_protocol_error(exc: BaseException) -> bool:
+    import h11
+
+    return isinstance(exc, (httpx.ProtocolError, h11.ProtocolError, httpx.DecodingError))
 
 
 # Failures that leave no doubt nothing was sent.
@@ -997,7 +1008,7 @@ def _transport_failure(
         )
     if timeout:
         return errors.TimedOut(f"No answer to {what} in time")
-    if isinstance(exc, (httpx.ProtocolError, h11.ProtocolError, httpx.DecodingError)):
+    if _is_protocol_error(exc):
         return errors.ConnectionFailed(
             f"The answer to {what} broke the HTTP protocol ({reason}): check the base URL "
             f"{base_url}; something other than the API may be answering")
