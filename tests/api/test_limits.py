@@ -338,7 +338,7 @@ def test_the_default_limit_holds_the_largest_pages_the_console_expects():
             "config": {"url": "https://x.example/" + "p" * 2000, "body": "b" * 4000,
                        "headers": [{"name": "h", "value": "v" * 200}] * 5}}
     variables, tools = page_size(variable, 50_000), page_size(tool, 5_000)
-    assert variables < MAX_RESPONSE_BYTES and tools < MAX_RESPONSE_BYTES
+    assert variables < MAX_RESPONSE_BYTES and tools < MAX_RESPONSE_BYTES  # 62.6 MiB, 39.9 MiB
     assert (variables, tools) > (50 * 1024 * 1024, 30 * 1024 * 1024)  # near, not far below
 
 
