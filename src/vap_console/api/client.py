@@ -437,9 +437,8 @@ class VapClient:
                 problem = self._not_json(answer, invalid[0]["msg"].removeprefix("Invalid JSON: "))
             else:
                 problem = (
-                    f"The answer to {answer.what} does not match the API ({_describe_validation(exc)})"
-                    f": the server may run another version of the API than this console expects; "
-                    f"check the base URL {self._base_url}, or update vap-console"
+                    f"The answer to {answer.what} breaks the API schema ({_describe_validation(exc)})"
+                    ": check the base URL, or update vap-console for a newer API"
                 )
         except Exception as exc:  # noqa: BLE001 - whatever a validator raised, the answer is unusable
             problem = (f"The answer to {answer.what} could not be read ({type(exc).__name__}): "
