@@ -81,7 +81,6 @@ METHODS: list[Method] = [
 ]
 
 WITH_BODY = [m for m in METHODS if m.http != "DELETE"]
-POSTS = [m for m in METHODS if m.is_post]
 
 
 def public_methods() -> set[str]:
