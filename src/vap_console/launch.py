@@ -59,17 +59,21 @@ def _run_on_sandbox(speed: float) -> int:
         from vap_console.tui.app import make_app
         from vap_console.tui.settings import Settings
 
+        settings = Settings.load()
+        # config.toml's [network] limits (deadlines, largest answer) apply here too.
+        options = settings.client_options()
         app = make_app(
             # The sandbox speaks plain HTTP on loopback: a transport without TLS verification skips
             # loading the CA bundle, 100–200 ms of start-up spent on a context no request would use.
             # The address is asked for only when the client opens, by when the child is serving.
             client_factory=lambda: VapClient(
-                sandbox.base_url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport(verify=False)
+                sandbox.base_url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport(verify=False),
+                **options,
             ),
             profile_name="sandbox",
             base_url="http://127.0.0.1",  # the port is the child's; the app takes it from the client
             local_index=LocalIndex("sandbox", data_dir=index_dir),
-            settings=Settings.load(),
+            settings=settings,
         )
         return _run(app)
     finally:
@@ -105,6 +109,7 @@ def profile_console(store: KeyStore, creds: ResolvedCredentials, settings: Setti
     from vap_console.api import VapClient
     from vap_console.credentials import LocalIndex, ProfilesFileError
     from vap_console.tui.app import make_app, profile_label
+    from vap_console.tui.settings import Settings
 
     key, base_url = creds.key, creds.base_url
     assert key is not None and base_url is not None
@@ -115,8 +120,10 @@ def profile_console(store: KeyStore, creds: ResolvedCredentials, settings: Setti
     # A VAP_API_KEY session with no such profile: its remembered ids belong to that server, not
     # to whichever "default" another env session used against another server.
     index = creds.profile if stored or creds.source != "env" else env_index_name(base_url)
+    # config.toml's [network] limits (deadlines, largest answer) for the client.
+    options = (settings or Settings()).client_options()
     app = make_app(
-        client_factory=lambda: VapClient(base_url, key),
+        client_factory=lambda: VapClient(base_url, key, **options),
         profile_name=creds.profile,
         base_url=base_url,
         local_index=LocalIndex(index),

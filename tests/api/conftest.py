@@ -141,6 +141,34 @@ async def make_client(sleeps: SleepLog) -> AsyncIterator[Callable[..., tuple[Vap
         await client.aclose()
 
 
+class Chunks(httpx.AsyncByteStream):
+    """A response body that arrives in pieces, as from a socket: decoding and size checks happen
+    as it is read, not when the Response is built. ``then`` is raised after the last piece, or,
+    with ``stall=True``, the body never ends (for deadlines)."""
+
+    def __init__(self, *chunks: bytes, then: BaseException | None = None, stall: bool = False) -> None:
+        self.chunks = chunks
+        self.then = then
+        self.stall = stall
+        self.read = 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        import asyncio
+
+        for chunk in self.chunks:
+            self.read += len(chunk)
+            yield chunk
+        if self.then is not None:
+            raise self.then
+        if self.stall:
+            await asyncio.Event().wait()
+
+
+def streamed(status: int, *chunks: bytes, headers: dict[str, str] | None = None,
+             then: BaseException | None = None, stall: bool = False) -> httpx.Response:
+    return httpx.Response(status, headers=headers, stream=Chunks(*chunks, then=then, stall=stall))
+
+
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> httpx.Response:
     return httpx.Response(status, content=json.dumps(body).encode(), headers={
         "content-type": "application/json", **(headers or {}),

@@ -186,3 +186,61 @@ class HangUpServer:
                         break
                     body += chunk
                 self.requests.append(head)
+
+
+class RawServer:
+    """Answers every request with the bytes of ``answer`` as they are (a malformed status line, a
+    body that does not match its Content-Encoding...), then closes. With ``trickle``, the bytes
+    after the head go out one at a time, ``trickle`` seconds apart, until the client gives up."""
+
+    def __init__(self, answer: bytes, trickle: float | None = None) -> None:
+        self.answer = answer
+        self.trickle = trickle
+        self._sock = _bound_socket()
+        self._sock.listen(8)
+        self._sock.settimeout(0.2)
+        self.port = self._sock.getsockname()[1]
+        self.requests = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> RawServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self._sock.close()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(5)
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                self.requests += 1
+                try:
+                    if self.trickle is None:
+                        conn.sendall(self.answer)
+                        continue
+                    head, _, body = self.answer.partition(b"\r\n\r\n")
+                    conn.sendall(head + b"\r\n\r\n")
+                    for byte in body:
+                        if self._stop.wait(self.trickle):
+                            break
+                        conn.sendall(bytes([byte]))
+                except OSError:  # the client hung up: what a trickle is for
+                    continue

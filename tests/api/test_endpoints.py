@@ -177,8 +177,11 @@ async def test_base_url_is_readable_and_normalised():
 
 async def test_a_redirect_is_not_followed_and_says_where_to(make_client):
     client, server = make_client(httpx.Response(301, headers={"Location": "https://new.example.test/v1/voices"}))
-    with pytest.raises(errors.ApiError) as caught:
+    # An answer the client cannot use: UnexpectedResponse (code "redirected"), no longer a bare
+    # ApiError, so every "check the base URL" branch of a caller catches it.
+    with pytest.raises(errors.UnexpectedResponse) as caught:
         await client.list_voices()
+    assert type(caught.value) is errors.Redirected and caught.value.code == "redirected"
     assert len(server.requests) == 1
     assert "redirected GET /v1/voices to https://new.example.test/v1/voices" in str(caught.value)
     assert "base URL" in str(caught.value)

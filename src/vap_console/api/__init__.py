@@ -15,6 +15,7 @@ from vap_console.api.rental import (
     RentalDocument,
     RentalValidationError,
     check_document_file,
+    check_document_file_async,
     detect_file_type,
 )
 
@@ -24,6 +25,7 @@ __all__ = [
     "RentalValidationError",
     "VapClient",
     "check_document_file",
+    "check_document_file_async",
     "detect_file_type",
     "errors",
     "mask_key",

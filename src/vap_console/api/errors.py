@@ -2,6 +2,11 @@
 
 Every message is a sentence for a person and names the code, so a banner can show ``str(err)``
 as it is. No error ever carries the API key.
+
+``maybe_applied`` is the one flag a caller needs before resending a POST: True when the request
+may have taken effect although no usable answer says so (OutcomeUnknown always; an unusable 2xx
+answer to a POST; a 303 See Other; a 5xx of a gateway rather than of the API). Check the state
+(list the rentals, say) before sending it again, and send it again with ``idempotency_key``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ class FieldError:
         return self.loc.removeprefix("body.")
 
 
+MAYBE_APPLIED_HINT = "It may have taken effect: check before sending it again."
+
+
 class ApiError(Exception):
     """An error answered by the server (or standing in for one)."""
 
@@ -30,6 +38,8 @@ class ApiError(Exception):
     # Set on errors of a POST: send again with this key and the server treats it as the same
     # submission (no second rental, no second charge).
     idempotency_key: str | None = None
+    # What maybe_applied is when the constructor is not told.
+    applied_by_default: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -41,6 +51,7 @@ class ApiError(Exception):
         retry_after: float | None = None,
         limit: int | None = None,
         current: int | None = None,
+        maybe_applied: bool | None = None,
     ) -> None:
         self.status = status
         self.code = code or self.code_name or "error"
@@ -49,6 +60,9 @@ class ApiError(Exception):
         self.retry_after = retry_after
         self.limit = limit
         self.current = current
+        # True when the request may have taken effect although no usable answer says so: check
+        # before sending it again (see the module docstring).
+        self.maybe_applied = self.applied_by_default if maybe_applied is None else maybe_applied
         super().__init__(self._sentence())
 
     def _sentence(self) -> str:
@@ -58,6 +72,8 @@ class ApiError(Exception):
         # Servers often say the same thing already; repeating it reads as noise.
         if self.hint and self.hint.lower().rstrip(".") not in sentence.lower():
             sentence += f" {self.hint}"
+        if self.maybe_applied and "may have taken effect" not in sentence:
+            sentence += f" {MAYBE_APPLIED_HINT}"
         return sentence
 
     def default_message(self) -> str:
@@ -67,7 +83,9 @@ class ApiError(Exception):
         return self._sentence()
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, message={self.message!r})"
+        applied = ", maybe_applied=True" if self.maybe_applied else ""
+        return (f"{type(self).__name__}(status={self.status!r}, code={self.code!r}, "
+                f"message={self.message!r}{applied})")
 
     @property
     def retryable(self) -> bool:
@@ -233,19 +251,42 @@ class OutcomeUnknown(TransportError):
     """A POST was sent but no answer came back: it may or may not have taken effect."""
 
     code_name = "outcome_unknown"
-    hint = "It may have taken effect: check before sending it again."
+    hint = MAYBE_APPLIED_HINT
+    applied_by_default = True
 
     def default_message(self) -> str:
         return "The request was sent but no answer came back"
 
 
 class UnexpectedResponse(ApiError):
-    """The body breaks the schema: not JSON, a required field missing, a wrong type."""
+    """An answer the client cannot use: not JSON (an HTML page, an empty or truncated body), a
+    body that cannot be decoded, a schema break, a status the API does not use, a redirect, a body
+    over the size limit. The message says what was asked, what came back and what to do."""
 
     code_name = "unexpected_response"
 
     def default_message(self) -> str:
         return "The server's answer did not match the API schema"
+
+
+class Redirected(UnexpectedResponse):
+    """A 3xx: never followed (a POST would turn into a GET, and the key would go along)."""
+
+    code_name = "redirected"
+
+    def __init__(self, message: str = "", *, location: str | None = None, **kwargs: Any) -> None:
+        self.location = location
+        super().__init__(message, **kwargs)
+
+
+class ResponseTooLarge(UnexpectedResponse):
+    """The body is over the client's ``max_response_bytes`` (config.toml ``max_response_mib``)."""
+
+    code_name = "response_too_large"
+
+    def __init__(self, message: str = "", *, max_bytes: int = 0, **kwargs: Any) -> None:
+        self.max_bytes = max_bytes
+        super().__init__(message, **kwargs)
 
 
 class NotSupported(ApiError):
@@ -288,6 +329,10 @@ def error_class_for(status: int, code: str | None) -> type[ApiError]:
     return ApiError
 
 
+# A server's message longer than this is cut (a banner is no place for a page of text).
+MAX_SERVER_MESSAGE = 2000
+
+
 def error_from_body(status: int, body: Any, retry_after: float | None = None) -> ApiError:
     """Build the error for a non-2xx answer from its parsed JSON body (or None)."""
     code = message = None
@@ -296,11 +341,14 @@ def error_from_body(status: int, body: Any, retry_after: float | None = None) ->
     if isinstance(body, dict):
         code = body.get("code") if isinstance(body.get("code"), str) else None
         message = body.get("error") if isinstance(body.get("error"), str) else None
-        for item in body.get("details") or []:
+        items = body.get("details")
+        for item in items if isinstance(items, list) else []:
             if isinstance(item, dict):
                 details.append(FieldError(str(item.get("loc", "")), str(item.get("message", ""))))
         limit = body.get("limit") if isinstance(body.get("limit"), int) else None
         current = body.get("current") if isinstance(body.get("current"), int) else None
+    if message and len(message) > MAX_SERVER_MESSAGE:
+        message = message[:MAX_SERVER_MESSAGE] + "…"
     cls = error_class_for(status, code)
     return cls(
         message or "",

@@ -5,10 +5,15 @@ verified) the body is the plain JSON ``{"requestedNumber": ...}``; otherwise it 
 multipart/form-data with a ``data`` field holding the payload as a JSON string and one ``files``
 part per document, in the same order. Files are streamed from disk in chunks so memory stays flat
 however large the upload, and the caller hears about progress through ``on_progress(sent, total)``.
+
+Every open, stat and read of a document file that happens while sending runs in a worker thread
+(``asyncio.to_thread``), one chunk at a time: a slow or network disk never stalls the event loop.
+``check_document_file_async`` is the same check as ``check_document_file`` for a loop's caller.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -164,6 +169,11 @@ def check_document_file(path: str | os.PathLike[str]) -> list[str]:
     return [message for _, message in _file_problems("path", Path(path))]
 
 
+async def check_document_file_async(path: str | os.PathLike[str]) -> list[str]:
+    """check_document_file in a worker thread: for a UI checking a path as it is typed."""
+    return await asyncio.to_thread(check_document_file, path)
+
+
 def _file_problems(field: str, path: Path) -> list[tuple[str, str]]:
     name = path.name
     try:
@@ -292,19 +302,23 @@ class MultipartBody(RequestBody):
 async def _read_exactly(part: _FilePart) -> AsyncIterator[bytes]:
     """The file's bytes in chunks, exactly as many as announced in Content-Length.
 
+    The open and each read run in a worker thread, one chunk at a time (never the whole file).
     A file removed or changed after validation surfaces as RentalValidationError on its field,
     like any other problem with a document; the server sees a truncated body and drops it.
     """
     remaining = part.size
     try:
-        with open(part.path, "rb") as fh:
+        fh = await asyncio.to_thread(open, part.path, "rb")
+        try:
             while remaining:
-                chunk = fh.read(min(CHUNK_BYTES, remaining))
+                chunk = await asyncio.to_thread(fh.read, min(CHUNK_BYTES, remaining))
                 if not chunk:
                     break
                 remaining -= len(chunk)
                 yield chunk
-            grew = bool(fh.read(1))
+            grew = bool(await asyncio.to_thread(fh.read, 1))
+        finally:
+            fh.close()
     except OSError as exc:
         problem = f"{part.path.name} could not be read while sending: {exc.strerror or exc}"
     else:

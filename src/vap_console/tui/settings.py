@@ -1,23 +1,41 @@
-"""The console's own settings: config.toml next to the profiles, holding the theme and a keymap.
+"""The console's own settings: config.toml next to the profiles, holding the theme, a keymap and
+the API client's network limits.
 
     theme = "nord"
 
     [keymap]
     "list.refresh" = "f5"        # binding id = key(s), comma-separated
 
+    [network]                    # each optional, a number more than 0 (docs/api.md)
+    request_timeout = 30         # seconds for one attempt: connect, send, the whole answer
+    total_timeout = 120          # seconds for one call, its retries and waits included
+    min_transfer_rate_kib = 16   # KiB/s a large body must keep up to earn more time
+    max_response_mib = 64        # the largest answer accepted
+
 No secret is ever written here.
 """
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 import tomli_w
 
 DEFAULT_THEME = "textual-dark"
+
+# [network] key -> (VapClient argument, factor from the file's unit to the argument's). The
+# defaults live in vap_console.api.client; a key left out keeps the client's default.
+NETWORK_KEYS: dict[str, tuple[str, int]] = {
+    "request_timeout": ("request_timeout", 1),
+    "total_timeout": ("total_timeout", 1),
+    "min_transfer_rate_kib": ("min_transfer_rate", 1024),
+    "max_response_mib": ("max_response_bytes", 1024 * 1024),
+}
 
 
 def default_path() -> Path:
@@ -28,6 +46,9 @@ def default_path() -> Path:
 class Settings:
     theme: str = DEFAULT_THEME
     keymap: dict[str, str] = field(default_factory=dict)
+    # The [network] table as read (kept whole so that saving the theme never drops it);
+    # client_options() turns its valid entries into VapClient arguments.
+    network: dict[str, Any] = field(default_factory=dict)
     # None keeps the settings in memory only (tests, benchmarks).
     path: Path | None = None
     # Why the file could not be read, shown once as a notification instead of failing start-up.
@@ -53,7 +74,26 @@ class Settings:
             settings.keymap = {k: v.strip() for k, v in keymap.items() if k not in bad}
             if bad:
                 settings.problem = f"{path}: keymap entries {', '.join(sorted(bad))} must be key strings; ignored"
+        network = data.get("network", {})
+        if isinstance(network, dict):
+            settings.network = dict(network)
+            bad_network = network_problems(settings.network)
+        else:
+            bad_network = ["[network] must be a table"]
+        if bad_network:
+            note = f"{path}: {'; '.join(bad_network)}; using the defaults for those"
+            settings.problem = f"{settings.problem}. {note}" if settings.problem else note
         return settings
+
+    def client_options(self) -> dict[str, float | int]:
+        """VapClient keyword arguments from the valid [network] entries (none: the defaults)."""
+        options: dict[str, float | int] = {}
+        for key, value in self.network.items():
+            if key in NETWORK_KEYS and _positive_number(value):
+                argument, factor = NETWORK_KEYS[key]
+                scaled = value * factor
+                options[argument] = int(scaled) if argument == "max_response_bytes" else float(scaled)
+        return options
 
     def save(self) -> None:
         if self.path is None:
@@ -62,6 +102,30 @@ class Settings:
         data: dict[str, object] = {"theme": self.theme}
         if self.keymap:
             data["keymap"] = dict(self.keymap)
+        if self.network:
+            data["network"] = dict(self.network)
         tmp = self.path.with_suffix(".toml.tmp")
         tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
         tmp.replace(self.path)
+
+
+def network_problems(network: dict[str, Any]) -> list[str]:
+    """What is wrong with a [network] table, one phrase per entry; empty when nothing is."""
+    found = []
+    for key, value in network.items():
+        if key not in NETWORK_KEYS:
+            found.append(f"[network] {key} is not a setting (known: {', '.join(NETWORK_KEYS)})")
+        elif not _positive_number(value):
+            found.append(f"[network] {key} must be a number more than 0, got {value!r}")
+    return found
+
+
+def _positive_number(value: object) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+        # Scaled to bytes, a tiny fraction of a MiB would be a limit of 0.
+        and value * 1024 * 1024 >= 1
+    )

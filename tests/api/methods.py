@@ -1,0 +1,93 @@
+"""Every public method of VapClient, with the call to make and a body of the right shape, for the
+tests that must hold "on every method" (unusable answers, the random-answer property)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from vap_console.api import RentalApplication, VapClient
+from vap_console.api.models import AgentCreate, ToolCreate
+from tests.api.conftest import STAMP, wire_rental, wire_variable
+
+TOOL = {
+    "id": "tool_1", "name": "crm_lookup", "description": "Looks up the caller", "kind": "before_call",
+    "config": {"method": "GET", "url": "https://crm.example/{phone}", "timeoutMs": 3000},
+    "isDefault": False, "createdAt": STAMP, "updatedAt": STAMP,
+}
+TEMPLATE = {
+    "id": "9d7c0000-0000-4000-8000-000000000001", "slug": "receptionist", "name": "Receptionist",
+    "description": "Answers the front desk", "systemInstruction": "You are a receptionist.",
+    "greeting": "Hello!", "ttsConfig": {"model": "mulberry", "voice": "ira"},
+    "sortOrder": 1, "createdAt": STAMP, "updatedAt": STAMP,
+}
+AGENT = {"id": "a-1", "handle": "ua_front", "name": "Front", "deployed": True}
+VOICES = {"defaultModel": "mulberry", "models": [{
+    "id": "mulberry", "label": "Mulberry", "disabled": False, "badge": None, "voices": ["ira"],
+    "languages": [{"id": "english", "label": "English", "disabled": False}],
+    "defaultLanguage": "english", "descriptions": [], "phoneCalls": True,
+}]}
+NUMBER = {"number": "919876500001", "e164": "+919876500001", "numberType": "local",
+          "countryIso": "IN", "city": "Pune"}
+REQUIREMENTS = {"countryIso": "IN", "numberType": "local", "verifiedKyc": False,
+                "eligibility": {"eligible": True, "reason": None}, "documentTypes": []}
+WEBCALL = {"token": "lk-token-abcdef", "host": "wss://media.example", "roomName": "room-1",
+           "callId": "c0000000-0000-4000-8000-000000000001"}
+
+
+def page(*items: Any) -> dict[str, Any]:
+    return {"items": list(items), "count": len(items)}
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    http: str  # GET, POST or DELETE
+    call: Callable[[VapClient], Awaitable[Any]]
+    # A body the method turns into its model (None: the method returns None, a delete).
+    valid: Any
+
+    @property
+    def is_post(self) -> bool:
+        return self.http == "POST"
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _tool() -> ToolCreate:
+    return ToolCreate.model_validate(
+        {"name": "t", "description": "d", "kind": "before_call", "config": {"url": "https://x.test"}})
+
+
+METHODS: list[Method] = [
+    Method("rent_number", "POST",
+           lambda c: c.rent_number(RentalApplication(requested_number="+919876500001")), wire_rental()),
+    Method("get_rental", "GET", lambda c: c.get_rental("r-1"), wire_rental()),
+    Method("list_rentals", "GET", lambda c: c.list_rentals(), page(wire_rental())),
+    Method("search_numbers", "GET", lambda c: c.search_numbers("IN", pattern="98"), page(NUMBER)),
+    Method("rental_requirements", "GET", lambda c: c.rental_requirements("IN", "local"), REQUIREMENTS),
+    Method("create_tool", "POST", lambda c: c.create_tool(_tool()), TOOL),
+    Method("delete_tool", "DELETE", lambda c: c.delete_tool("tool_1"), None),
+    Method("list_tools", "GET", lambda c: c.list_tools(), page(TOOL)),
+    Method("list_variables", "GET", lambda c: c.list_variables(), page(wire_variable())),
+    Method("list_templates", "GET", lambda c: c.list_templates(), page(TEMPLATE)),
+    Method("create_agent", "POST", lambda c: c.create_agent(AgentCreate(name="Front")), AGENT),
+    Method("delete_agent", "DELETE", lambda c: c.delete_agent("ua_front"), None),
+    Method("list_agents", "GET", lambda c: c.list_agents(), page(AGENT)),
+    Method("list_voices", "GET", lambda c: c.list_voices(), VOICES),
+    Method("start_webcall", "POST", lambda c: c.start_webcall("ua_front"), WEBCALL),
+]
+
+WITH_BODY = [m for m in METHODS if m.http != "DELETE"]
+
+
+def public_methods() -> set[str]:
+    """The coroutine methods VapClient offers, to check METHODS misses none."""
+    import inspect
+
+    return {
+        name for name, member in inspect.getmembers(VapClient, inspect.iscoroutinefunction)
+        if not name.startswith("_") and name not in {"aclose", "__aenter__", "__aexit__"}
+    }
