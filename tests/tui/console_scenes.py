@@ -93,6 +93,7 @@ def build_console(
     clock: VirtualClock | None = None,
     max_retries: int = 2,
     transport_wrapper: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
+    client_options: dict[str, Any] | None = None,
 ) -> Console:
     clock = clock or VirtualClock()
     sandbox = create_app(clock=clock, rate_limit=rate_limit)
@@ -107,7 +108,8 @@ def build_console(
         clock.advance(seconds)
 
     def client() -> VapClient:
-        return VapClient(BASE_URL, api_key, transport=transport, sleep=advance, max_retries=max_retries)
+        return VapClient(BASE_URL, api_key, transport=transport, sleep=advance, max_retries=max_retries,
+                         **(client_options or {}))
 
     app = make_app(
         client_factory=client,

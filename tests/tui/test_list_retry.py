@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import httpx
 from textual.widgets import Button
 
-from tests.tui.console_scenes import console_with_outage, settle, until
+from tests.tui.console_scenes import build_console, console_with_outage, settle, until
 from vap_console.tui.widgets.list_state import ListState
 from vap_console.tui.widgets.rows import RowTable
 
@@ -31,5 +34,45 @@ async def test_a_click_on_retry_loads_the_list_again() -> None:
         app = console.app
         await settle(pilot, expect_failed_workers=True)
         outage.down = False
+        await pilot.click("#state-retry")
+        await until(pilot, lambda: app.screen.query_one(RowTable).total_count > 0)
+
+
+class Stalled(httpx.AsyncBaseTransport):
+    """A server that sends the status line and headers of the list, then nothing more."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.stall = True
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if not (self.stall and request.url.path == "/v1/tools"):
+            return await self.inner.handle_async_request(request)
+
+        async def trickle():  # noqa: ANN202
+            yield b'{"items": ['
+            await asyncio.Event().wait()  # the rest never comes
+
+        return httpx.Response(200, headers={"content-type": "application/json"}, content=trickle())
+
+
+async def test_a_stalled_list_says_so_and_offers_retry() -> None:
+    stalls: list[Stalled] = []
+
+    def wrap(inner: httpx.AsyncBaseTransport) -> Stalled:
+        stalls.append(Stalled(inner))
+        return stalls[0]
+
+    # A short deadline for the test; the console's own default is 30 s (config.toml [network]).
+    console = build_console(start_screen="tools", transport_wrapper=wrap, max_retries=0,
+                            client_options={"request_timeout": 0.5, "total_timeout": 1.0})
+    async with console.app.run_test(size=SIZE) as pilot:
+        app = console.app
+        state = app.screen.query_one(ListState)
+        await until(pilot, lambda: state.kind == "error", timeout=30)
+        assert "stalled" in str(state.query_one("#state-text").content)
+        stalls[0].stall = False
+        # The Retry button is built with the first error: wait until it is laid out on screen.
+        await until(pilot, lambda: any(b.region.height for b in app.screen.query("#state-retry")))
         await pilot.click("#state-retry")
         await until(pilot, lambda: app.screen.query_one(RowTable).total_count > 0)

@@ -224,7 +224,8 @@ class VapApp(LiteralApp[int]):
         key, base_url = credentials.key, credentials.base_url
         if not key or not base_url:
             raise ValueError(f"profile {credentials.profile!r} has no usable key and base URL")
-        factory = lambda: VapClient(base_url, key)  # noqa: E731
+        options = self.settings.client_options()
+        factory = lambda: VapClient(base_url, key, **options)  # noqa: E731
         stack = AsyncExitStack()
         client = await stack.enter_async_context(factory())
         client.on_wait = self._client_waits

@@ -1100,7 +1100,7 @@ class RentalWizard(Dialog[Rental | None]):
     def _submit_failed(self, message: SubmitFailed) -> None:
         self._submitting = False
         error = message.error
-        if isinstance(error, errors.OutcomeUnknown) or getattr(error, "maybe_applied", False):
+        if isinstance(error, errors.ApiError) and error.maybe_applied:
             # No answer, or one that could not be read: the rental may exist and be charged.
             self._submitting = True
             self._lost = ("No answer came back" if isinstance(error, errors.OutcomeUnknown)
