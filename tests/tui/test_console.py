@@ -192,7 +192,7 @@ async def test_tool_form_checks_spec_rules_before_sending() -> None:
         assert "must start with a letter" in field_error(console.app, "name")
         assert "1 to 1000 characters" in field_error(console.app, "description")
         assert "http:// or https://" in field_error(console.app, "config.url")
-        assert "whole number" in field_error(console.app, "config.timeoutMs")
+        assert "from 1 ms to 600,000 ms" in field_error(console.app, "config.timeoutMs")
         assert "only a during_call tool" in field_error(console.app, "config.llmParams")
         assert len(console.account.tools) == before  # nothing was sent
         assert form.query_one("#f-name", Input).value == "2fast"
@@ -207,6 +207,9 @@ async def test_server_422_lands_on_its_field_and_keeps_the_form() -> None:
                       "f-config-url": "https://crm.example/{caller}",
                       "f-config-outputs": "customer_name = data.name"})
         await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ConfirmScreen)  # {caller} is no variable: asked first
+        await pilot.press("y")
         await settle(pilot)
         assert isinstance(console.app.screen, ToolFormScreen)
         assert "already fed by tool lookup_customer" in field_error(console.app, "config.outputs")
@@ -576,6 +579,9 @@ async def test_a_failed_create_keeps_the_form_and_retry_reuses_the_idempotency_k
         fill(form, **{"f-name": "stock_check", "f-description": "Stock of an item",
                       "f-config-url": "https://shop.example/stock", "f-config-params": "sku={sku}"})
         await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(console.app.screen, ConfirmScreen)  # {sku}: asked once, not again on Retry
+        await pilot.press("y")
         await settle(pilot)
         banner = form.query_one(Banner)
         assert "HTTP 502" in banner.message and banner.query_one("#banner-retry").display

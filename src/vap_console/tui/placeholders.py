@@ -1,8 +1,9 @@
 """{token} placeholders in a tool's url, params, headers and body (spec 2.4).
 
 A token is filled from the model's arguments (llmParams), then the account's variables, then the
-call's context params. The console can only know the first two, so a token that is neither is
-flagged as "unknown" — a warning, since it may still be a context param.
+call's context params. The console knows the first two and the context params the service
+documents ({call_id}, {agent_id}, {phone_number}); any other token is flagged as "unknown" — a
+warning, since the service may still fill it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from rich.text import Text
 
 TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 KNOWN_STYLE = "bold green"
+CONTEXT_STYLE = "bold cyan"
 UNKNOWN_STYLE = "bold yellow underline"
+# The call's context params the service fills itself (its public docs; user_id is reserved).
+CONTEXT = frozenset({"call_id", "agent_id", "phone_number"})
 
 
 def tokens(value: str) -> list[str]:
@@ -25,7 +29,7 @@ def unknown_tokens(values: Iterable[str], known: set[str]) -> list[str]:
     seen: list[str] = []
     for value in values:
         for token in tokens(value):
-            if token not in known and token not in seen:
+            if token not in known and token not in CONTEXT and token not in seen:
                 seen.append(token)
     return seen
 
@@ -33,5 +37,7 @@ def unknown_tokens(values: Iterable[str], known: set[str]) -> list[str]:
 def highlight(value: str, known: set[str]) -> Text:
     text = Text(value)
     for m in TOKEN.finditer(value):
-        text.stylize(KNOWN_STYLE if m.group(1) in known else UNKNOWN_STYLE, m.start(), m.end())
+        token = m.group(1)
+        style = KNOWN_STYLE if token in known else CONTEXT_STYLE if token in CONTEXT else UNKNOWN_STYLE
+        text.stylize(style, m.start(), m.end())
     return text

@@ -7,15 +7,17 @@ Errors are shown under the field they concern — ours on submit, the server's 4
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.validation import Function, Integer, Length, Regex
+from textual.validation import Function, Length, Regex, ValidationResult, Validator
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 from textual.worker import Worker
@@ -72,6 +74,16 @@ def wid(path: str) -> str:
     return "f-" + path.replace(".", "-")
 
 
+def path_of(widget_id: str) -> str | None:
+    """The field a widget id belongs to (``f-config-url`` → ``config.url``)."""
+    return next((path for path in FIELDS if wid(path) == widget_id), None)
+
+
+def short_label(path: str) -> str:
+    """``Query params: name=value per line`` → ``Query params``."""
+    return FIELDS[path].split(" (")[0].split(":")[0]
+
+
 def eid(path: str) -> str:
     return "err-" + path.replace(".", "-")
 
@@ -95,6 +107,39 @@ class Parsed:
 
 def _lines(text: str) -> list[tuple[int, str]]:
     return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+
+
+TIMEOUT_MAX_MS = 600_000
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$", re.IGNORECASE)
+
+
+def timeout_ms(text: str) -> int:
+    """``10000`` or ``10000ms`` → 10000, ``12.5s`` → 12500; ValueError naming the rule otherwise.
+
+    Never a silent change: what is not a whole number of milliseconds is refused and said why.
+    """
+    match = _DURATION.match(text)
+    if not match:
+        raise ValueError("write milliseconds (10000) or seconds with an s (12.5s)")
+    seconds = (match.group(2) or "ms").lower() == "s"
+    value = Decimal(match.group(1)) * (1000 if seconds else 1)
+    if value != value.to_integral_value():
+        raise ValueError(f"{text.strip()} is {value.normalize():f} ms: a timeout is whole milliseconds")
+    ms = int(value)
+    if not 1 <= ms <= TIMEOUT_MAX_MS:
+        raise ValueError(f"must be from 1 ms to {TIMEOUT_MAX_MS:,} ms (10 minutes)")
+    return ms
+
+
+class TimeoutText(Validator):
+    def validate(self, value: str) -> ValidationResult:
+        if not value.strip():
+            return self.success()  # not sent: the server's default applies
+        try:
+            timeout_ms(value)
+        except ValueError as exc:
+            return self.failure(str(exc))
+        return self.success()
 
 
 def parse_pairs(text: str, sep: str, what: str, errs: list[str]) -> list[tuple[str, str]]:
@@ -148,9 +193,8 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
                         validators=[Function(lambda v: bool(re.match(r"^https?://\S+$", v.strip())),
                                              "must be an http:// or https:// URL")]), width=2)
                     yield from self._field("config.timeoutMs", Input(
-                        placeholder="10000", id=wid("config.timeoutMs"), type="integer",
-                        validators=[Integer(minimum=1, maximum=600_000,
-                                            failure_description="must be a whole number from 1 to 600000")]))
+                        placeholder="10000 (ms) or 12.5s", id=wid("config.timeoutMs"),
+                        validators=[TimeoutText()]))
                     yield from self._field("config.waitForResponse", Checkbox(
                         FIELDS["config.waitForResponse"], value=True, id=wid("config.waitForResponse")))
                 with Horizontal(classes="field-row"):
@@ -175,6 +219,7 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
                     yield from self._field("config.outputs", TextArea(id=wid("config.outputs"), classes="short"))
                     with Vertical(classes="field"):
                         yield Static(id="placeholders")
+            yield Static(id="more-below")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create (ctrl+s)", id="create", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -191,11 +236,16 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
             yield FieldError(id=eid(path))
 
     def on_mount(self) -> None:
+        self._left: set[str] = set()  # fields the person has typed in and left: checked as typed
+        self._confirmed: ToolCreate | None = None  # a body sent despite unknown placeholders
         self._submission = Submission()
         # What the form held when it opened: anything else is typed work a close must not lose unasked.
         self._pristine = self.form_values()
         self.known_variables: set[str] = set(getattr(self.app, "variable_names", set()))
         self._update_placeholders()
+        self.watch(self.query_one("#tool-form-fields", VerticalScroll), "scroll_y",
+                   lambda _: self._say_what_is_below(), init=False)
+        self.call_after_refresh(self._say_what_is_below)
         if not self.known_variables:
             self.load_variables()
 
@@ -309,7 +359,7 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
             "params": [NameValue(name=k, value=v) for k, v in params] or None,
             "headers": [NameValue(name=k, value=v) for k, v in headers] or None,
             "body": self.value("config.body") or None,
-            "timeout_ms": int(timeout) if timeout else None,
+            "timeout_ms": timeout_ms(timeout) if timeout else None,
             "wait_for_response": self.value("config.waitForResponse"),
             "auth": auth,
             "llm_params": llm or None,
@@ -327,13 +377,15 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
 
     # --- showing errors ---
 
-    def show_errors(self, errs: dict[str, list[str]]) -> None:
-        for path in FIELDS:
+    def show_errors(self, errs: dict[str, list[str]], paths: Iterable[str] = FIELDS, *, jump: bool = True) -> None:
+        """Show each field's messages (clear the fields that are right); ``jump`` focuses the first."""
+        for path in paths:
             messages = errs.get(path, [])
             widget = self.query_one(f"#{eid(path)}", FieldError)
-            widget.show(f"{FIELDS[path].split(' (')[0].split(':')[0]}: " + "; ".join(messages) if messages else "")
+            widget.show(f"{short_label(path)}: " + "; ".join(messages) if messages else "")
             self.query_one(f"#{wid(path)}").set_class(bool(messages), "-invalid-field")
-        first = next((p for p in FIELDS if p in errs), None)
+        self.call_after_refresh(self._say_what_is_below)  # error lines move the rows down
+        first = next((p for p in FIELDS if p in errs), None) if jump else None
         if first is not None:
             target = self.query_one(f"#{wid(first)}")
             target.focus(scroll_visible=False)
@@ -342,8 +394,11 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
             scroller = self.query_one("#tool-form-fields", VerticalScroll)
             self.call_after_refresh(scroller.scroll_to_widget, cell, animate=False)
 
+    def _known_tokens(self) -> set[str]:
+        return set(getattr(self, "known_variables", set())) | set(self.llm_param_names())
+
     def _update_placeholders(self) -> None:
-        known = set(getattr(self, "known_variables", set())) | set(self.llm_param_names())
+        known = self._known_tokens()
         values = self.templated_values()
         unknown = unknown_tokens(values, known)
         out = Text()
@@ -363,8 +418,49 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
     @on(Input.Changed)
     @on(TextArea.Changed)
     def _changed(self) -> None:
-        if self.is_mounted:
-            self._update_placeholders()
+        if not self.is_mounted:
+            return
+        self._update_placeholders()
+        self._show_timeout_in_ms()
+        # A field already marked, or left once, is checked again as it is typed: its message goes
+        # the moment it is right, and changes as it changes.
+        shown = {path for path in FIELDS if self.query_one(f"#{eid(path)}", FieldError).message}
+        self.show_errors(self.parse().errors, shown | self._left, jump=False)
+
+    @on(events.DescendantBlur)
+    def _left_a_field(self, event: events.DescendantBlur) -> None:
+        path = path_of(event.widget.id or "")
+        if path is not None and self.value(path) != self._pristine[list(FIELDS).index(path)]:
+            self._left.add(path)
+            self.show_errors(self.parse().errors, [path], jump=False)
+
+    def _show_timeout_in_ms(self) -> None:
+        box = self.query_one(f"#{wid('config.timeoutMs')}", Input)
+        try:
+            ms = timeout_ms(box.value)
+        except ValueError:
+            box.border_subtitle = None
+            return
+        # A value in seconds is read as milliseconds: say so where it was typed.
+        box.border_subtitle = f"= {ms:,} ms" if box.value.strip().lower().endswith("s") and not \
+            box.value.strip().lower().endswith("ms") else None
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._say_what_is_below)
+
+    def _say_what_is_below(self) -> None:
+        scroller = self.query_one("#tool-form-fields", VerticalScroll)
+        bottom = scroller.content_region.bottom
+        names = []
+        for row in scroller.query(".field-row"):
+            if row.region.y < bottom:  # on screen, at least in part
+                continue
+            first = next((path_of(w.id or "") for w in row.query("*") if path_of(w.id or "")), None)
+            if first is not None:
+                names.append(short_label(first))
+        note = self.query_one("#more-below", Static)
+        note.update(untrusted.content(f"↓ more below: {', '.join(names)} (scroll, or Tab)") if names else "")
+        note.display = bool(names)
 
     # --- submit ---
 
@@ -372,14 +468,37 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
         parsed = self.parse()
         self.show_errors(parsed.errors)
         if parsed.body is None:
+            count = sum(len(v) for v in parsed.errors.values())
             self.query_one(Banner).show(
-                f"{sum(len(v) for v in parsed.errors.values())} field(s) need fixing before the tool can be created.",
+                f"{count} {'field needs' if count == 1 else 'fields need'} fixing before the tool can be created.",
                 info=True,
             )
             return
         self.query_one(Banner).clear()
+        body = parsed.body
+        unknown = unknown_tokens(self.templated_values(), self._known_tokens())
+        if not unknown or body == self._confirmed:  # asked already (a Retry after a failure)
+            self._send(body)
+            return
+
+        def answered(create: bool | None) -> None:
+            if create:
+                self._confirmed = body
+                self._send(body)
+
+        names = ", ".join("{" + token + "}" for token in unknown)
+        self.app.push_screen(ConfirmScreen(
+            "Create the tool with unknown placeholders?",
+            f"{names} {'is' if len(unknown) == 1 else 'are'} neither an llmParam of this tool nor a "
+            "variable of this account, nor a context param the service documents ({call_id}, "
+            "{agent_id}, {phone_number}). Unless the service fills it some other way, the tool "
+            "will send the braces as they are. Keep goes back to the form.",
+            yes="Create anyway",
+        ), answered)
+
+    def _send(self, body: ToolCreate) -> None:
         self.query_one("#create", Button).disabled = True
-        self.create(parsed.body)
+        self.create(body)
 
     @on(Button.Pressed, "#create")
     def _create_pressed(self) -> None:
