@@ -110,6 +110,8 @@ async def test_use_points_the_console_at_the_profile_and_makes_it_active(
         assert ProfileStore().active().name == "other"
         assert isinstance(app.local_index.index, LocalIndex) and app.local_index.profile == "other"
         assert ["*", "other", live_sandbox.base_url, "keyring …fied"] in rows(screen)
+        # The top line says the new server answers while Profiles is still up (not "connecting").
+        assert app.screen is screen and app.connection == "online"
         voices = await app.client.list_voices()  # the new client works
         assert voices.models
 
@@ -240,3 +242,22 @@ async def test_pressing_7_again_keeps_one_profiles_screen(live_sandbox, two_prof
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ProfilesScreen)
+
+
+async def test_on_the_sandbox_profiles_offers_no_keys_that_cannot_work() -> None:
+    from tests.tui.console_scenes import build_console
+    from vap_console.tui.widgets.key_bar import KeyBar
+
+    console_ = build_console()
+    async with console_.app.run_test(size=SIZE) as pilot:
+        app = console_.app
+        await settle(pilot)
+        await pilot.press("7")
+        await settle(pilot)
+        assert isinstance(app.screen, ProfilesScreen)
+        bar = app.screen.query_one(KeyBar).render().plain
+        assert "Add" not in bar and "Use" not in bar and "Remove" not in bar and "Back" in bar
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ProfilesScreen)  # nothing opened
+        assert "embedded sandbox" in app.screen.query_one(Banner).message

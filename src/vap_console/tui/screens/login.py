@@ -148,7 +148,7 @@ class LoginScreen(Dialog[ResolvedCredentials | None]):
                     self._initial[field_id],
                     id=field_id,
                     password=field_id == "key",
-                    placeholder={"profile": "default", "base-url": "https://…", "key": "sk_…"}[field_id],
+                    placeholder={"profile": "e.g. work", "base-url": "https://…", "key": "sk_…"}[field_id],
                     validators=[Checked(check)],
                     validate_on=["submitted"],
                 )

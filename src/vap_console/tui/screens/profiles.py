@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rich.console import Group
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -26,6 +28,8 @@ from vap_console.credentials import (
     ResolvedCredentials,
 )
 from vap_console.tui import untrusted
+from vap_console.tui.pairs import Pairs
+from vap_console.tui.untrusted import Literal
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.login import AsyncVerifier, LoginScreen
 from vap_console.tui.widgets.banner import Banner
@@ -109,12 +113,49 @@ class ProfilesScreen(Screen[None]):
         return store if isinstance(store, KeyStore) else None
 
     def compose(self) -> ComposeResult:
+        # Laid out as the areas are: the list in a panel, the highlighted profile beside it.
         yield StatusBar(self.LABEL)
         yield Banner()
-        with Vertical(id="profiles-body"):
-            yield RowTable(self.COLUMNS, id="profile-rows")
-            yield Static("", id="profiles-note")
+        with Horizontal(id="body"):
+            with Vertical(id="list-pane") as pane:
+                pane.border_title = "Profiles"
+                yield RowTable(self.COLUMNS, id="profile-rows")
+                yield Static("", id="profiles-note")
+            with VerticalScroll(id="detail-pane"):
+                yield Literal(id="profile-detail")
         yield KeyBar()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that cannot work here are not offered: none on the sandbox, which has no
+        profiles; Use and Remove only with a profile highlighted."""
+        if action in ("add", "use", "remove", "reload") and self.keystore is None:
+            return False
+        if action in ("use", "remove") and not self.rows:
+            return None
+        return True
+
+    @on(RowTable.Highlighted, "#profile-rows")
+    def _highlighted(self, event: RowTable.Highlighted) -> None:
+        self._show_detail(self.rows.get(event.key or ""))
+
+    def _show_detail(self, row: ProfileRow | None) -> None:
+        detail = self.query_one("#profile-detail", Literal)
+        if row is None:
+            detail.update("")
+            return
+        in_use = row.name == self.vap.profile_name
+        source = {"env": f"{ENV_KEY} (overrides the stored key)", "session": "this session only",
+                  "keyring": "the OS keyring", "none": "none stored: u asks for one",
+                  "unavailable": "the OS keyring, which is unavailable"}.get(row.source, row.source)
+        detail.update(Group(
+            Text(row.name, style="bold"),
+            Pairs([
+                ("base URL", row.base_url),
+                ("key", f"{row.masked} from {source}".strip() if row.masked else source),
+                ("active", "yes: `vap` starts with it" if row.active else "no"),
+                ("this console", "uses it now" if in_use else "u switches to it"),
+            ]),
+        ))
 
     def on_mount(self) -> None:
         if self.keystore is None:
@@ -174,6 +215,8 @@ class ProfilesScreen(Screen[None]):
         else:
             self.query_one(Banner).clear()
         self.query_one("#profiles-note", Static).update(untrusted.content(self._note()))  # names profiles
+        self._show_detail(self.rows.get(table.cursor_key or ""))
+        self.refresh_bindings()
 
     def _note(self) -> str:
         if not self.rows:
@@ -276,6 +319,12 @@ class ProfilesScreen(Screen[None]):
         await self.vap.switch_profile(credentials)
         self.notify(f"Now using profile {credentials.profile!r} ({credentials.source} {credentials.masked}).")
         self.action_reload()
+        # The area underneath loads from the new server now, so the top line says whether it
+        # answers (rather than "connecting" until Profiles is left) and its rows are the new ones.
+        beneath = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
+        reload = getattr(beneath, "reload", None)
+        if callable(reload):
+            reload()
 
     # --- removing ---
 
