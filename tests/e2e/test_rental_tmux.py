@@ -75,14 +75,14 @@ def test_full_rental_in_the_real_console(tmux, tmp_path):
         tmux.field(value)
     tmux.keys("NPage")
     tmux.wait_for("One file per document type")
-    for value in ("29ABCDE1234F1Z5", "kyc/incorporation.pdf", "kyc/electricity-bill.pdf",
+    for value in ("29ABCDE1234F1ZW", "kyc/incorporation.pdf", "kyc/electricity-bill.pdf",
                   "ABCDE1234F", "", "kyc/pan-card.png"):
         tmux.field(value)
     tmux.keys("NPage")
     screen = tmux.wait_for("Charged to the wallet up front")
     assert "file pan-card.png" in screen and "· png" in screen
     for line in ("Legal name            Acme Telecom Pvt Ltd", "Email                 ops@acme.example",
-                 "gstin: 29ABCDE1234F1Z5", "pan: ABCDE1234F"):
+                 "gstin: 29ABCDE1234F1ZW", "pan: ABCDE1234F"):
         assert line in screen, screen
     tmux.keys("NPage")
     tmux.wait_for("This charges ₹", "Charge the wallet and rent")

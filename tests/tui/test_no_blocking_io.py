@@ -94,7 +94,7 @@ async def test_index_writes_and_document_checks_never_run_on_the_ui_loop(blockin
         await next_step(pilot, wizard, "enduser")
         await fill_end_user(pilot, wizard)
         await next_step(pilot, wizard, "documents")
-        set_value(wizard, "doc-0-field-gstin", "29ABCDE1234F1Z5")
+        set_value(wizard, "doc-0-field-gstin", "29ABCDE1234F1ZW")
         wizard.query_one("#doc-0-path", Input).focus()
         await pilot.press(*"kyc/incorporation.pdf")
         set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")

@@ -57,7 +57,7 @@ async def test_happy_path_from_search_to_active_number(make_host):
         await next_step(pilot, wizard, "review")
         review = str(wizard.query_one("#review").content)
         for expected in ("912272401010", "Acme Telecom Pvt Ltd", "ops@acme.example",
-                         "pan-card.png", "· png", "incorporation.pdf", "· pdf", "29ABCDE1234F1Z5",
+                         "pan-card.png", "· png", "incorporation.pdf", "· pdf", "29ABCDE1234F1ZW",
                          "Charged to the wallet up front"):
             assert expected in review
         await pilot.press("pagedown")
@@ -494,7 +494,7 @@ async def test_without_extensions_the_number_is_typed_and_documents_are_named_by
         await next_step(pilot, wizard, "enduser")
         await fill_end_user(pilot, wizard)
         await next_step(pilot, wizard, "documents")
-        documents = [("business_registration", "gstin=29ABCDE1234F1Z5", "kyc/incorporation.pdf"),
+        documents = [("business_registration", "gstin=29ABCDE1234F1ZW", "kyc/incorporation.pdf"),
                      ("address_proof", "", "kyc/electricity-bill.pdf"),
                      ("signatory_id", "pan=ABCDE1234F, signatory_name=R. Rao", "kyc/pan-card.png")]
         for index, (type_id, data, path) in enumerate(documents):

@@ -191,7 +191,7 @@ async def fill_end_user(pilot: Pilot, wizard: RentalWizard) -> None:
 
 
 async def fill_documents(pilot: Pilot, wizard: RentalWizard) -> None:
-    set_value(wizard, "doc-0-field-gstin", "29ABCDE1234F1Z5")
+    set_value(wizard, "doc-0-field-gstin", "29ABCDE1234F1ZW")
     set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
     set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
     set_value(wizard, "doc-2-field-pan", "ABCDE1234F")
@@ -285,7 +285,7 @@ async def rent_on_sandbox(sandbox, key: str, number: str,  # noqa: ANN001 - a St
     async with VapClient(BASE_URL, key, transport=transport, sleep=no_wait) as client:
         documents = [
             RentalDocument(document_type_id=type_id, data_fields=fields, path=docs[type_id])
-            for type_id, fields in (("business_registration", {"gstin": "29ABCDE1234F1Z5"}),
+            for type_id, fields in (("business_registration", {"gstin": "29ABCDE1234F1ZW"}),
                                     ("address_proof", {}), ("signatory_id", {"pan": "ABCDE1234F"}))
         ] if docs else []
         application = RentalApplication(

@@ -41,13 +41,13 @@ def substituted(rental: Rental) -> bool:
 
 
 def substitute_note(rental: Rental) -> str:
-    return (f"{rental.requested_number} was taken meanwhile; "
-            f"{rental.e164 or rental.number} was bought instead")
+    return (f"{fmt.e164(rental.requested_number)} was taken meanwhile; "
+            f"{fmt.e164(rental.e164 or rental.number)} was bought instead")
 
 
 def status_toast(rental: Rental) -> tuple[str, str]:
     """(message, severity) for a status change."""
-    number = rental.e164 or rental.number or rental.requested_number or rental.id
+    number = fmt.e164(rental.e164 or rental.number or rental.requested_number) or rental.id
     label = STATUS_LABELS.get(rental.status, "new status")
     if rental.status in RentalStatus.FAILURES:
         return f"{number}: {rental.status} — {label}", "error"
@@ -74,10 +74,11 @@ def fields_text(rental: Rental | None) -> str:
     if rental is None:
         return ""
     rows = [
-        ("Number", rental.e164 or rental.number or f"{rental.requested_number or '—'} (requested)"),
+        ("Number", fmt.e164(rental.e164 or rental.number)
+         or f"{fmt.e164(rental.requested_number) or '—'} (requested, not bought yet)"),
     ]
     if substituted(rental):
-        rows.append(("Requested", f"{rental.requested_number} — taken meanwhile; the number above "
+        rows.append(("Requested", f"{fmt.e164(rental.requested_number)} — taken meanwhile; the number above "
                                   "was bought instead"))
     return "\n".join(
         f"{name:<14}{value}"
@@ -216,7 +217,7 @@ class RentalScreen(Screen[None]):
         self.follow()
 
     def action_copy_number(self) -> None:
-        number = self.rental.e164 or self.rental.number if self.rental else None
+        number = fmt.e164(self.rental.e164 or self.rental.number) if self.rental else None
         if not number:
             self.notify("This rental has no number yet.", severity="warning")
             return

@@ -151,7 +151,7 @@ class Timeline(Widget):
             style = "bold $success"
         else:
             style = "bold $accent"
-        number = rental.e164 or rental.number or rental.requested_number or rental.id
+        number = fmt.e164(rental.e164 or rental.number or rental.requested_number) or rental.id
         parts: list[tuple[str, str] | str] = [
             (untrusted.clean(number, multiline=False), "bold"), "  ", (untrusted.clean(status, multiline=False), style)
         ]

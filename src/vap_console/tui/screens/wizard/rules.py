@@ -7,6 +7,7 @@ wizard runs the same validators again before it moves on or sends anything.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.validation import ValidationResult, Validator
@@ -109,8 +110,30 @@ KNOWN_FORMATS: dict[str, tuple[re.Pattern[str], str]] = {
     "pan": (re.compile(r"^[A-Z]{5}[0-9]{4}[A-Z]$"), "5 letters, 4 digits, 1 letter, for example ABCDE1234F"),
     "gstin": (re.compile(r"^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$"),
               "15 characters: 2-digit state code, the PAN, entity number, Z, check character, "
-              "for example 29ABCDE1234F1Z5"),
+              "for example 29ABCDE1234F1ZW"),
 }
+_BASE36 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def gstin_check_character(first14: str) -> str:
+    """The 15th character of a GSTIN: a mod-36 checksum of the first 14, odd places weighted 1 and
+    even places 2, each product's base-36 digits added (the GST Network's published scheme)."""
+    total = 0
+    for place, char in enumerate(first14):
+        product = _BASE36.index(char) * (1 if place % 2 == 0 else 2)
+        total += product // 36 + product % 36
+    return _BASE36[(36 - total % 36) % 36]
+
+
+# Beyond the pattern: what the identifier's own check says.
+def _gstin_problem(text: str) -> str | None:
+    expected = gstin_check_character(text[:14])
+    if text[14] != expected:
+        return f"the check character is {text[14]}, but for {text[:14]} it must be {expected}: a character is mistyped"
+    return None
+
+
+CHECKS = {"gstin": _gstin_problem}
 _LENGTH_IN_TEXT = re.compile(r"\b(\d{1,3})-character")
 
 
@@ -119,12 +142,14 @@ class DataFieldRule(Validator):
     its description gives ("15-character GST identification number")."""
 
     def __init__(self, label: str, *, length: int | None = None,
-                 pattern: re.Pattern[str] | None = None, hint: str = "") -> None:
+                 pattern: re.Pattern[str] | None = None, hint: str = "",
+                 check: Callable[[str], str | None] | None = None) -> None:
         super().__init__()
         self.label = label
         self.length = length
         self.pattern = pattern
         self.hint = hint
+        self.check = check
 
     def validate(self, value: str) -> ValidationResult:
         text = value.strip().upper()
@@ -134,6 +159,9 @@ class DataFieldRule(Validator):
             return self.failure(f"{self.label}: {self.length} characters, not {len(text)}")
         if self.pattern is not None and not self.pattern.match(text):
             return self.failure(f"{self.label}: {self.hint}")
+        problem = self.check(text) if self.check is not None else None
+        if problem:
+            return self.failure(f"{self.label}: {problem}")
         return self.success()
 
 
@@ -144,7 +172,7 @@ def data_field_rules(key: str, label: str, description: str | None) -> list[Vali
     if known is None and length is None:
         return []
     pattern, hint = known if known is not None else (None, "")
-    return [DataFieldRule(label, length=length, pattern=pattern, hint=hint)]
+    return [DataFieldRule(label, length=length, pattern=pattern, hint=hint, check=CHECKS.get(key.lower()))]
 
 
 def data_field_value(key: str, value: str) -> str:

@@ -56,7 +56,7 @@ from vap_console.api.rental import (
     detect_file_type,
 )
 from vap_console.tui import untrusted
-from vap_console.tui.format import money
+from vap_console.tui.format import e164, money
 from vap_console.tui.screens.dialog import Dialog
 from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
 from vap_console.tui.screens.wizard.rules import (
@@ -162,6 +162,18 @@ def field(label: str, input_id: str, *, validators: list | None = None, placehol
     yield Field(value, id=input_id, placeholder=placeholder, validators=validators or [],
                 validate_on=["changed", "submitted"])
     yield Literal("", id=f"{input_id}-error", classes="field-error")
+
+
+def found_with(filters: SearchFilters | None) -> str:
+    """``found with pattern 1010 in Pune``; empty when the number was not searched for."""
+    if filters is None or not (filters.pattern or filters.city):
+        return ""
+    parts = ["found"]
+    if filters.pattern:
+        parts.append(f"with the digits {filters.pattern}")
+    if filters.city:
+        parts.append(f"in {filters.city}")
+    return " ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -440,7 +452,7 @@ class RentalWizard(Dialog[Rental | None]):
     def on_mount(self) -> None:
         self.query_one("#doc-add", Button).display = False
         table = self.query_one("#results", DataTable)
-        table.add_columns("Number", "E.164", "City", "Monthly rent", "Setup fee")
+        table.add_columns("Number", "City", "Monthly rent", "Setup fee")
         table.display = False
         self._show_step("number")
         self.query_one("#pattern", Input).focus()
@@ -757,14 +769,15 @@ class RentalWizard(Dialog[Rental | None]):
         table = self.query_one("#results", DataTable)
         table.clear()
         for number in message.numbers:
-            cells = (number.number, number.e164, number.city or "—",
+            cells = (e164(number.e164 or number.number) or "—", number.city or "—",
                      money(number.monthly_rent_nanos, number.currency),
                      money(number.setup_nanos, number.currency))
             table.add_row(*(untrusted.text(cell, multiline=False) for cell in cells), key=number.number)
         table.display = bool(message.numbers)
         status = self.query_one("#search-status", Static)
         if message.numbers:
-            status.update(f"{len(message.numbers)} numbers found — Enter on one picks it.")
+            count = len(message.numbers)
+            status.update(f"{count} {'number' if count == 1 else 'numbers'} found — Enter on one picks it.")
             table.focus()
         else:
             status.update("No numbers match; loosen the filters or type a number below.")
@@ -906,9 +919,8 @@ class RentalWizard(Dialog[Rental | None]):
         number = normalise_number(self._value("number"))
         chosen = self._selected
         if chosen is not None and same_number(chosen.number, number):
-            where = f", {chosen.city}" if chosen.city else ""
-            return f"{number} ({chosen.e164}{where})" if chosen.e164 != number else f"{number}{where}"
-        return number or "—"
+            return f"{e164(chosen.e164 or number)}, {chosen.city}" if chosen.city else e164(chosen.e164 or number) or "—"
+        return e164(number) or "—"
 
     def _render_requirements(self) -> None:
         country, number_type = self._requirements_for or self._asked()
@@ -961,10 +973,10 @@ class RentalWizard(Dialog[Rental | None]):
 
     def _render_review(self) -> None:
         application = self.build_application()
-        lines: list[Content] = [untrusted.markup("[b]Number[/]  $n", n=application.requested_number)]
-        if application.search_filters is not None and application.sends_documents:
-            filters = application.search_filters
-            lines.append(untrusted.content(f"  found with pattern {filters.pattern or '—'}, city {filters.city or '—'}"))
+        lines: list[Content] = [untrusted.markup("[b]Number[/]  $n", n=e164(application.number))]
+        found = found_with(application.search_filters)
+        if found and application.sends_documents:
+            lines.append(untrusted.content(f"  {found}"))
         if not application.sends_documents:
             lines.append(Content("  KYC already verified: only the number is sent (plain JSON)."))
         else:
@@ -1012,7 +1024,7 @@ class RentalWizard(Dialog[Rental | None]):
 
         self.app.push_screen(
             Confirm(
-                f"Rent {application.requested_number}?\n\nThis charges {self.charge_text()} "
+                f"Rent {e164(application.number)}?\n\nThis charges {self.charge_text()} "
                 f"to your wallet up front. {SHORT_WALLET}",
                 yes="Charge the wallet and rent",
             ),
@@ -1046,7 +1058,7 @@ class RentalWizard(Dialog[Rental | None]):
         self.banner.clear()
         self._show_step("submit")
         self.query_one("#submit-status", Static).update(
-            f"Sending the rental of {application.requested_number}…")
+            f"Sending the rental of {e164(application.number)}…")
         self.query_one("#submit-detail", Static).update("")
         bar = self.query_one("#upload", ProgressBar)
         bar.update(total=100, progress=0)
