@@ -25,12 +25,24 @@ SIZE = (120, 36)
 
 
 async def settle(pilot) -> None:
-    # A blinking cursor would make the picture depend on the moment it is taken.
+    # A blinking cursor, a button still showing its press (0.2 s) or hovered by where the last
+    # click left the mouse would make the picture depend on the moment it is taken.
     for screen in pilot.app.screen_stack:
         for widget in screen.query(Input):
             widget.cursor_blink = False
-    await pilot.pause()
-    await pilot.wait_for_scheduled_animations()
+    await pilot.hover(offset=(0, 0))
+    await until(pilot, lambda: not pilot.app.screen.query("Button.-active"))
+    # Buttons mounted with a banner, a focus that moves a message later: wait until two frames in
+    # a row draw the same picture.
+    previous = None
+    for _ in range(100):
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        current = pilot.app.export_screenshot()
+        if current == previous:
+            return
+        previous = current
+    raise AssertionError("the screen never settled")
 
 
 # --- each step ---

@@ -1127,7 +1127,26 @@ class RentalWizard(Dialog[Rental | None]):
         self._land(error)
 
     def _land(self, error: errors.ApiError | RentalValidationError) -> None:
-        """Show a failure on the step it concerns; the form keeps every value."""
+        """Show a failure on the step it concerns, focus where the person acts on it (the field it
+        marks, else Retry, else the step's button); the form keeps every value."""
+        self._land_on(error)
+        self.call_after_refresh(self._focus_after_landing)
+
+    def _focus_after_landing(self) -> None:
+        marked = [w for w in self.query_one(f"#step-{self.step}").query(Input) if w.has_class("-invalid")]
+        retry = self.banner.query("#banner-retry")
+        if marked:
+            target: Widget = marked[0]
+        elif retry and retry.first().display:
+            target = retry.first()
+        elif self.query_one("#wizard-next", Button).display:
+            target = self.query_one("#wizard-next", Button)
+        else:
+            return
+        target.focus()
+        self.call_after_refresh(self.scroll_to_widget, target, animate=False)
+
+    def _land_on(self, error: errors.ApiError | RentalValidationError) -> None:
         if isinstance(error, RentalValidationError):
             landings = [landing_for(errors.FieldError(f"body.{f}", m)) for f, m in error.problems]
             self._mark(landings)
