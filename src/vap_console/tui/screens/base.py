@@ -3,10 +3,26 @@
 A subclass says what a row is (COLUMNS, fetch, key_of, row_of) and how the detail reads
 (render_detail). Workers run on the screen; when one fails the screen forwards it to
 ``VapApp.worker_failed``, which calls back ``api_failed`` for the list's own error state.
+
+A page of 50,000 items takes a few hundred milliseconds to turn into rows (cleaning every cell,
+the search strings, the columns' natural widths). The load worker does it on the UI loop in
+slices of a few milliseconds, each run only when nothing else is waiting to (``spare_time``), so
+keys are answered while a big list loads; the table then takes the finished rows at once. (A
+thread would not do: building rows is Python code, and every time the UI loop gave up the GIL
+to poll for input it waited up to 5 ms to get it back.) The detail pane is capped (pairs.capped)
+and wrapped once (pairs.Rendered): it is redrawn on every cursor move.
+
+Once a big page is in, its objects are moved out of the garbage collector's sight
+(``gc.freeze``): they live until the next load and hold no reference cycles (models, rows, Texts
+are freed by reference counting when replaced), but every full collection walked all of them —
+0.5–1 s on the UI loop, every few keys, with a few hundred thousand records loaded.
 """
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -22,11 +38,12 @@ from textual.worker import Worker, WorkerState
 
 from vap_console.api import errors
 from vap_console.tui import untrusted
+from vap_console.tui.pairs import Rendered, capped
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.list_state import ListState
-from vap_console.tui.widgets.rows import Column, Row, RowTable
+from vap_console.tui.widgets.rows import Column, Row, RowSet, RowSetBuilder, RowTable, prepare_rows
 from vap_console.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -37,6 +54,29 @@ T = TypeVar("T")
 
 # How long the console's first screen may wait for its rows before it paints "Loading…".
 FIRST_PAINT_WAIT = 0.3
+# Building a page's rows takes the UI loop for at most this long at a time.
+SLICE = 0.004
+# A page at least this long is frozen out of the garbage collector's full passes once shown.
+FREEZE_AT = 2_000
+
+
+def freeze_garbage_collection() -> None:
+    """Move every object alive now out of the collector's passes (objects still die by reference
+    count). The young generations are collected first, so recent cyclic garbage is not kept."""
+    gc.collect(1)
+    gc.freeze()
+
+
+async def spare_time() -> None:
+    """Give the UI loop back, and resume only once nothing else is waiting to run.
+
+    asyncio has no priorities; a bare ``sleep(0)`` would take a slice after every step of a key's
+    handling (each message hop is a turn of the loop), so this waits out the loop's ready queue.
+    """
+    await asyncio.sleep(0)
+    ready = getattr(asyncio.get_running_loop(), "_ready", None)  # CPython's loop; uvloop has none
+    while ready:
+        await asyncio.sleep(0)
 
 
 class ForwardsWorkerFailures:
@@ -68,9 +108,12 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     ]
 
     class Loaded(Message):
-        def __init__(self, items: list[Any]) -> None:
+        def __init__(self, items: list[Any], rows: RowSet | None = None, keyed: dict[str, Any] | None = None) -> None:
             super().__init__()
             self.items = items
+            # Built by the load worker; worked out on arrival when missing.
+            self.rows = rows
+            self.keyed = keyed
 
     def __init__(self) -> None:
         super().__init__()
@@ -105,7 +148,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     def show_detail(self, item: T | None) -> None:
         detail = self.query_one("#detail", Static)
-        detail.update(untrusted.safe(self.render_detail(item)) if item is not None else "")
+        # Capped, and wrapped once: redrawn on every cursor move, it must not grow with what the
+        # server sends.
+        detail.update(Rendered(capped(untrusted.safe(self.render_detail(item)))) if item is not None else "")
 
     def after_load(self, items: list[T]) -> None:
         """Hook: runs after rows are shown."""
@@ -184,7 +229,22 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
         items = await self.vap.call_api(self.fetch)
-        self.post_message(self.Loaded(items))
+        keyed, rows = await self.build_rows(items)
+        self.post_message(self.Loaded(items, rows, keyed))
+
+    async def build_rows(self, items: list[T]) -> tuple[dict[str, T], RowSet]:
+        """Every item by key, and the rows, built in slices of the UI loop's spare time."""
+        keyed: dict[str, T] = {}
+        builder = RowSetBuilder(self.COLUMNS)
+        key_of, row_of, add = self.key_of, self.row_of, builder.add
+        started = time.perf_counter()
+        for n, item in enumerate(items):
+            keyed[key_of(item)] = item
+            add(row_of(item))
+            if n % 16 == 15 and time.perf_counter() - started > SLICE:
+                await spare_time()
+                started = time.perf_counter()
+        return keyed, builder.finish()
 
     def retry_load(self) -> None:
         self.reload()
@@ -192,9 +252,12 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         self._loaded_once = True
-        self.items = {self.key_of(item): item for item in message.items}
+        if message.rows is None or message.keyed is None:
+            message.keyed = {self.key_of(item): item for item in message.items}
+            message.rows = prepare_rows(self.COLUMNS, [self.row_of(item) for item in message.items])
+        self.items = message.keyed
         table = self.query_one(RowTable)
-        table.set_rows([self.row_of(item) for item in message.items], keep_key=self.select_after_load)
+        table.set_rows(message.rows, keep_key=self.select_after_load)
         self.select_after_load = None
         switcher = self.query_one("#list-switch", ContentSwitcher)
         if message.items:
@@ -206,6 +269,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.show_detail(self.items.get(table.cursor_key or ""))
         self.after_load(message.items)
         self._release_paint()
+        if len(message.items) >= FREEZE_AT:
+            freeze_garbage_collection()
 
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         if worker.group != "load":
