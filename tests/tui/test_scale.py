@@ -175,3 +175,23 @@ async def test_a_rental_with_two_thousand_events_shows_the_first_and_last_and_co
         assert "event 0 " in detail and "event 1999 " in detail and "event 1000 " not in detail
         # The latest event (a 10,000-character note) shows its start, capped.
         assert " ".join(rental["events"][-1]["note"][:30].split()) in detail
+
+
+async def test_a_long_detail_scrolls_with_the_keys_and_starts_at_the_top_for_the_next_row(seed) -> None:  # noqa: ANN001
+    console, bodies = await open_on(seed, "agents")
+    long_agent = json.loads(bodies["agents"])["items"][1]  # 10,000-character name, greeting, instruction
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        await move_to(pilot, long_agent["id"])
+        await settle(pilot)
+        detail = app.screen.query_one("#detail", Static)
+        await pilot.press("tab")
+        assert app.focused is detail
+        await pilot.press("pagedown", "pagedown")
+        await settle(pilot)
+        assert detail.scroll_y > 0
+        await pilot.press("shift+tab", "down")
+        await settle(pilot)
+        assert table(app).cursor_key != long_agent["id"] and detail.scroll_y == 0

@@ -8,7 +8,8 @@ sends: a value shows its first ``MAX_CHARS`` characters (or ``MAX_LINES`` lines)
 more there are (``cap_text``); a long list of entries (a rental's events, its compliance history)
 shows its first and last ``MAX_ROWS // 2`` and counts the rest; ``capped`` does the same to the
 Texts of a whole detail. Wrapping a 10,000-character description took tens of milliseconds a
-cursor move, a voice engine's thirty of them seconds.
+cursor move, a voice engine's thirty of them seconds. ``Rendered`` wraps a detail once;
+``DetailView`` shows it scrolling itself, so a new item needs no layout of the screen.
 """
 
 from __future__ import annotations
@@ -22,11 +23,17 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
+from textual import events
 from textual._context import active_app
+from textual.containers import ScrollableContainer
 from textual.css.styles import RulesMap
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
 from textual.visual import RenderOptions, Visual
+from textual.widget import Widget
+from textual.widgets import Static
 
 from vap_console.tui import untrusted
 
@@ -140,6 +147,76 @@ class Rendered(Visual):
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.renderable)
+
+
+class DetailView(ScrollView, Static, can_focus=True):
+    """A detail pane's body that scrolls itself and draws only the lines on screen.
+
+    A Static in the pane's VerticalScroll changed height with each item, and every change laid out
+    the whole screen twice (the Static's height, then the pane's scroll size): two full repaints
+    a cursor move. Here a new item changes a scroll size only, as the row table does, once the
+    content is taller than the pane. It is still a Static to whoever holds it (``update``,
+    ``content``), so code that knows the pane's body as one keeps working.
+    """
+
+    DEFAULT_CSS = """
+    DetailView { height: auto; max-height: 100%; overflow-x: hidden; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._rendered = Rendered(Text())
+
+    @property
+    def content(self) -> RenderableType:
+        """What the pane shows (a Rich renderable: tests print it)."""
+        return self._rendered.renderable
+
+    def update(self, content: RenderableType = "", *, layout: bool = False) -> None:
+        self._rendered = content if isinstance(content, Rendered) else Rendered(
+            Text(content) if isinstance(content, str) else content)
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._resize_content()
+
+    def _resize_content(self) -> None:
+        width = self.scrollable_content_region.width
+        height = len(self._rendered.lines(width)) if width > 0 else 0
+        size = Size(width, height)
+        old = self.virtual_size
+        if size == old:
+            self.refresh()
+            return
+        pane = self.parent.scrollable_content_region.height if isinstance(self.parent, Widget) else 0
+        if min(old.height, height) < pane:
+            # Shorter than the pane: the view is as tall as its content, a layout sets its height.
+            self.virtual_size = size
+            self.refresh(layout=True)
+        else:
+            # Taller than the pane before and after: the view fills the pane and only its scroll
+            # size changes (no layout of the screen).
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+
+    def on_mount(self) -> None:
+        # The pane around it no longer scrolls (this view fills it at most): Tab and the scroll
+        # keys come here instead.
+        if isinstance(self.parent, ScrollableContainer):
+            self.parent.can_focus = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._resize_content()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        style = self.visual_style
+        strips = self._rendered.render_strips(width, None, style, None)  # type: ignore[arg-type]
+        n = int(self.scroll_y) + y
+        if n < len(strips):
+            strip = strips[n]
+            # Not padded here: the widget's own padding fills the rest, as it does for a Static.
+            return strip.crop(0, width) if strip.cell_length > width else strip
+        return Strip.blank(width, style.rich_style)
 
 
 class Pairs:

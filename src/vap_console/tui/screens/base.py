@@ -9,13 +9,17 @@ the search strings, the columns' natural widths). The load worker does it on the
 slices of a few milliseconds, each run only when nothing else is waiting to (``spare_time``), so
 keys are answered while a big list loads; the table then takes the finished rows at once. (A
 thread would not do: building rows is Python code, and every time the UI loop gave up the GIL
-to poll for input it waited up to 5 ms to get it back.) The detail pane is capped (pairs.capped)
-and wrapped once (pairs.Rendered): it is redrawn on every cursor move.
+to poll for input it waited up to 5 ms to get it back.) The detail pane is redrawn on every
+cursor move: it is capped (pairs.capped), wrapped once (pairs.Rendered) and, unless a screen
+composes its own, shown in a DetailView that scrolls itself (no layout of the screen a move).
 
-Once a big page is in, its objects are moved out of the garbage collector's sight
-(``gc.freeze``): they live until the next load and hold no reference cycles (models, rows, Texts
-are freed by reference counting when replaced), but every full collection walked all of them —
-0.5–1 s on the UI loop, every few keys, with a few hundred thousand records loaded.
+The garbage collector's full passes walked every object alive: with the huge areas loaded,
+0.45–1 s on the UI loop every few keys. So what lives as long as a page is moved out of its sight
+(``gc.freeze``): a page of FREEZE_AT items or more once parsed and again once its rows are built,
+and once a process what start-up made, after the first list is shown. Models, rows and Texts hold
+no reference cycles, so a replaced page is still freed by reference counting; what a freeze keeps
+for good is the cyclic garbage not yet collected then (the young generations are collected first;
+measured: about a thousand objects a freeze, 16,000 at start-up).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from textual.worker import Worker, WorkerState
 
 from vap_console.api import errors
 from vap_console.tui import untrusted
-from vap_console.tui.pairs import Rendered, capped
+from vap_console.tui.pairs import DetailView, Rendered, capped
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -56,15 +60,27 @@ T = TypeVar("T")
 FIRST_PAINT_WAIT = 0.3
 # Building a page's rows takes the UI loop for at most this long at a time.
 SLICE = 0.004
-# A page at least this long is frozen out of the garbage collector's full passes once shown.
-FREEZE_AT = 2_000
+# A page at least this long is frozen out of the garbage collector's full passes.
+FREEZE_AT = 500
+
+
+_frozen_at_start = False
 
 
 def freeze_garbage_collection() -> None:
     """Move every object alive now out of the collector's passes (objects still die by reference
     count). The young generations are collected first, so recent cyclic garbage is not kept."""
+    global _frozen_at_start
+    _frozen_at_start = True
     gc.collect(1)
     gc.freeze()
+
+
+def freeze_after_start() -> None:
+    """Once a process: what start-up made (modules, classes, styles, the first screen) lives as long
+    as the console, and a full collection walking it took 100-150 ms, keys waiting."""
+    if not _frozen_at_start:
+        freeze_garbage_collection()
 
 
 async def spare_time() -> None:
@@ -144,10 +160,10 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         return str(item)
 
     def compose_detail(self) -> ComposeResult:
-        yield Static(id="detail")
+        yield DetailView(id="detail")
 
     def show_detail(self, item: T | None) -> None:
-        detail = self.query_one("#detail", Static)
+        detail = self.query_one("#detail", Static)  # a DetailView, or a screen's own Static
         # Capped, and wrapped once: redrawn on every cursor move, it must not grow with what the
         # server sends.
         detail.update(Rendered(capped(untrusted.safe(self.render_detail(item)))) if item is not None else "")
@@ -229,6 +245,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
         items = await self.vap.call_api(self.fetch)
+        if len(items) >= FREEZE_AT:
+            # The parsed items first: collections while the rows are built need not walk them.
+            freeze_garbage_collection()
         keyed, rows = await self.build_rows(items)
         self.post_message(self.Loaded(items, rows, keyed))
 
@@ -271,6 +290,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self._release_paint()
         if len(message.items) >= FREEZE_AT:
             freeze_garbage_collection()
+        else:
+            freeze_after_start()
 
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         if worker.group != "load":
