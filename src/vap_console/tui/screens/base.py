@@ -16,9 +16,10 @@ composes its own, shown in a DetailView that scrolls itself (no layout of the sc
 The garbage collector's full passes walked every object alive: with the huge areas loaded,
 0.45–1 s on the UI loop every few keys. So what lives as long as a page is moved out of its sight
 (``gc.freeze``): a page of FREEZE_AT items or more once parsed and again once its rows are built,
-and once a process what start-up made, after the first list is shown. Models, rows and Texts hold
-no reference cycles, so a replaced page is still freed by reference counting; what a freeze keeps
-for good is the cyclic garbage not yet collected then (the young generations are collected first;
+and once a process what start-up made, after the first list is shown; and while lists load, only
+the young generations are collected (``no_full_collections``). Models, rows and Texts hold no
+reference cycles, so a replaced page is still freed by reference counting; what a freeze keeps for
+good is the cyclic garbage not yet collected then (the young generations are collected first;
 measured: about a thousand objects a freeze, 16,000 at start-up).
 """
 
@@ -27,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.console import RenderableType
@@ -74,6 +76,27 @@ def freeze_garbage_collection() -> None:
     _frozen_at_start = True
     gc.collect(1)
     gc.freeze()
+
+
+_loading = 0
+_thresholds = gc.get_threshold()
+
+
+@contextmanager
+def no_full_collections() -> Iterator[None]:
+    """While lists load: young generations are still collected (their cyclic garbage too), but no
+    full pass over the page being built (100-300 ms each, on the UI loop)."""
+    global _loading, _thresholds
+    if _loading == 0:
+        _thresholds = gc.get_threshold()
+        gc.set_threshold(_thresholds[0], _thresholds[1], 1_000_000)
+    _loading += 1
+    try:
+        yield
+    finally:
+        _loading -= 1
+        if _loading == 0:
+            gc.set_threshold(*_thresholds)
 
 
 def freeze_after_start() -> None:
@@ -244,11 +267,14 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
-        items = await self.vap.call_api(self.fetch)
-        if len(items) >= FREEZE_AT:
-            # The parsed items first: collections while the rows are built need not walk them.
-            freeze_garbage_collection()
-        keyed, rows = await self.build_rows(items)
+        with no_full_collections():
+            items = await self.vap.call_api(self.fetch)
+            big = len(items) >= FREEZE_AT
+            if big:
+                freeze_garbage_collection()  # the items: young collections need not walk them again
+            keyed, rows = await self.build_rows(items)
+            if big:
+                freeze_garbage_collection()  # and the rows, before full collections resume
         self.post_message(self.Loaded(items, rows, keyed))
 
     async def build_rows(self, items: list[T]) -> tuple[dict[str, T], RowSet]:
@@ -288,10 +314,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.show_detail(self.items.get(table.cursor_key or ""))
         self.after_load(message.items)
         self._release_paint()
-        if len(message.items) >= FREEZE_AT:
-            freeze_garbage_collection()
-        else:
-            freeze_after_start()
+        freeze_after_start()
 
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         if worker.group != "load":
