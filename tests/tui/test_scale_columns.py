@@ -100,6 +100,12 @@ async def test_rows_in_every_script_line_up_in_cells() -> None:
         await pilot.resize_terminal(50, 20)
         await pilot.pause()
         assert_aligned(table, lines=min(len(rows) + 1, table.size.height))
+        # A row with fewer cells than columns still fills the line, no more.
+        table.set_rows([make_row("short", ("歯科 only", "two"))])
+        await pilot.pause()
+        strip = table.render_line(1)
+        assert strip.cell_length == table.scrollable_content_region.width
+        assert cell_len("".join(segment.text for segment in strip)) == strip.cell_length
 
 
 @pytest.fixture

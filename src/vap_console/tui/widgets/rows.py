@@ -425,8 +425,8 @@ class RowTable(ScrollView, can_focus=True):
     def _strip(self, cells: Sequence[Cell], style: Style, width: int) -> Strip:
         # Every cell is made exactly its column's width in cells, so the line is sum(widths) plus
         # the separators wide, whatever the script, and the columns line up.
-        widths = self._fit(width)
-        used = sum(widths) + len(widths) - 1
+        widths = self._fit(width)[: len(cells)]  # a row with fewer cells than columns ends early
+        used = max(sum(widths) + len(widths) - 1, 0)
         if not any(isinstance(cell, Text) for cell in cells):
             # Plain cells (most rows) make one segment: this is what keeps filtering fast.
             line = " ".join(fit_cell(c, w) for c, w in zip(cells, widths))  # type: ignore[arg-type]
