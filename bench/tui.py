@@ -197,8 +197,8 @@ async def _variables(count: int) -> tuple[float, float, float]:
             await settle(pilot)
         # Words match anywhere in the row: "value" everywhere, "12" in the name or the value.
         expected = sum(1 for i in range(count) if "12" in f"bulk_{i:05d} value {i}")
-        if table.query != "value 12" or table.row_count != expected:
-            raise RuntimeError(f"the filter shows {table.row_count} rows for {table.query!r}, not {expected}")
+        if table.filter_text != "value 12" or table.row_count != expected:
+            raise RuntimeError(f"the filter shows {table.row_count} rows for {table.filter_text!r}, not {expected}")
 
         # For scale: the same narrowing done by re-filling a DataTable.
         rows = [(f"bulk_{i:05d}", f"value {i}", "") for i in range(count)]

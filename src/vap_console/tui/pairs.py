@@ -2,28 +2,241 @@
 
 What ``rich.table.Table.grid`` drew for the detail panes, without measuring every cell twice: a
 grid took 15–20 ms to draw one rental's detail, redrawn on each cursor move; this takes about 1.
+
+A detail pane is redrawn on every cursor move, so what it shows is bounded whatever the server
+sends: a value shows its first ``MAX_CHARS`` characters (or ``MAX_LINES`` lines) and says how many
+more there are (``cap_text``); a long list of entries (a rental's events, its compliance history)
+shows its first and last ``MAX_ROWS // 2`` and counts the rest; ``capped`` does the same to the
+Texts of a whole detail. Wrapping a 10,000-character description took tens of milliseconds a
+cursor move, a voice engine's thirty of them seconds. ``Rendered`` wraps a detail once;
+``DetailView`` shows it scrolling itself, so a new item needs no layout of the screen.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.measure import Measurement
+from rich.segment import Segment
 from rich.text import Text
+from textual import events
+from textual._context import active_app
+from textual.containers import ScrollableContainer
+from textual.css.styles import RulesMap
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import RenderOptions, Visual
+from textual.widget import Widget
+from textual.widgets import Static
 
 from vap_console.tui import untrusted
 
+MAX_CHARS = 1_000
+MAX_LINES = 24
+MAX_ROWS = 40
+MAX_LABEL = 100
+MORE_STYLE = "dim italic"
+
+
+def _joins(char: str) -> bool:
+    """Whether ``char`` belongs to the character before it (a mark, a joiner, a selector)."""
+    return char in "\u200c\u200d\ufe0f" or unicodedata.category(char) in ("Mn", "Mc", "Me")
+
+
+def cut_point(plain: str, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES) -> int:
+    """Where ``plain`` is cut to show at most ``max_chars`` characters and ``max_lines`` lines
+    (``len(plain)`` when it fits), never inside a character's marks or a joined emoji."""
+    cut = min(len(plain), max_chars)
+    newline = -1
+    for _ in range(max_lines):
+        newline = plain.find("\n", newline + 1, cut)
+        if newline < 0:
+            break
+    else:
+        cut = newline
+    if cut >= len(plain):
+        return len(plain)
+    while cut > 0 and (_joins(plain[cut]) or plain[cut - 1] == "\u200d"):
+        cut -= 1
+    return cut
+
+
+def more(count: int, what: str = "characters") -> Text:
+    return Text(f"… {count:,} more {what}", style=MORE_STYLE)
+
+
+def cap_text(text: Text | str, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES) -> Text:
+    """``text`` up to the caps, then a dim "… N more characters". A string is cut before it
+    becomes a Text (a Text of 10,000 characters costs a pass over all of them to make)."""
+    plain = text.plain if isinstance(text, Text) else text
+    if len(plain) <= max_chars and plain.count("\n", 0, max_chars) < max_lines:
+        return text if isinstance(text, Text) else Text(text)
+    cut = cut_point(plain, max_chars, max_lines)
+    if cut >= len(plain):
+        return text if isinstance(text, Text) else Text(text)
+    shown = text[:cut] if isinstance(text, Text) else Text(plain[:cut])
+    shown.rstrip()
+    if shown.plain:
+        shown.append(" ")
+    shown.append_text(more(len(plain) - cut))
+    return shown
+
+
+def cap_string(value: str, max_chars: int = MAX_CHARS, max_lines: int = MAX_LINES) -> str:
+    """A string up to the caps, then "… N more characters" (unstyled: for f-strings, labels)."""
+    if len(value) <= max_chars and value.count("\n", 0, max_chars) < max_lines:
+        return value
+    cut = cut_point(value, max_chars, max_lines)
+    if cut >= len(value):
+        return value
+    return f"{value[:cut].rstrip()} … {len(value) - cut:,} more characters"
+
+
+def capped(renderable: Any) -> RenderableType:
+    """A detail's renderable with every Text in it (a Group's parts too) capped."""
+    if isinstance(renderable, Text):
+        return cap_text(renderable)
+    if isinstance(renderable, Group):
+        return Group(*(capped(part) for part in renderable.renderables))
+    return renderable  # Pairs cap themselves
+
+
+class Rendered(Visual):
+    """A detail pane's content, wrapped once per width and kept as lines.
+
+    Textual draws a Static's Rich renderable to find its height, then again to paint it, and
+    again at each layout the pane's scrollbar sets off: three to five times a cursor move, every
+    line each time. This draws it once for the pane's width; heights and paints read the lines.
+    Printed with Rich (tests), it is the renderable itself.
+    """
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+        self._lines: tuple[int, list[list[Segment]]] = (-1, [])
+        self._strips: tuple[tuple[int, object], list[Strip]] = ((-1, None), [])
+
+    def lines(self, width: int) -> list[list[Segment]]:
+        if self._lines[0] != width:
+            app = active_app.get()
+            options = app.console_options.update(highlight=False, width=width, height=None)
+            self._lines = (width, app.console.render_lines(self.renderable, options, pad=False, new_lines=False))
+        return self._lines[1]
+
+    def render_strips(self, width: int, height: int | None, style: VisualStyle, options: RenderOptions) -> list[Strip]:
+        key = (width, style)
+        if self._strips[0] != key:
+            base = style.rich_style
+            self._strips = (key, [Strip(Segment.apply_style(line, base)) for line in self.lines(width)])
+        strips = self._strips[1]
+        return strips if height is None else strips[:height]
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width  # a detail pane's content fills the pane
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self.lines(width))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.renderable
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.renderable)
+
+
+class DetailView(ScrollView, Static, can_focus=True):
+    """A detail pane's body that scrolls itself and draws only the lines on screen.
+
+    A Static in the pane's VerticalScroll changed height with each item, and every change laid out
+    the whole screen twice (the Static's height, then the pane's scroll size): two full repaints
+    a cursor move. Here a new item changes a scroll size only, as the row table does, once the
+    content is taller than the pane. It is still a Static to whoever holds it (``update``,
+    ``content``), so code that knows the pane's body as one keeps working.
+    """
+
+    DEFAULT_CSS = """
+    DetailView { height: auto; max-height: 100%; overflow-x: hidden; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._rendered = Rendered(Text())
+
+    @property
+    def content(self) -> RenderableType:
+        """What the pane shows (a Rich renderable: tests print it)."""
+        return self._rendered.renderable
+
+    def update(self, content: RenderableType = "", *, layout: bool = False) -> None:
+        self._rendered = content if isinstance(content, Rendered) else Rendered(
+            Text(content) if isinstance(content, str) else content)
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._resize_content()
+
+    def _resize_content(self) -> None:
+        width = self.scrollable_content_region.width
+        height = len(self._rendered.lines(width)) if width > 0 else 0
+        size = Size(width, height)
+        old = self.virtual_size
+        if size == old:
+            self.refresh()
+            return
+        pane = self.parent.scrollable_content_region.height if isinstance(self.parent, Widget) else 0
+        if min(old.height, height) < pane:
+            # Shorter than the pane: the view is as tall as its content, a layout sets its height.
+            self.virtual_size = size
+            self.refresh(layout=True)
+        else:
+            # Taller than the pane before and after: the view fills the pane and only its scroll
+            # size changes (no layout of the screen).
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+            self.refresh()
+
+    def on_mount(self) -> None:
+        # The pane around it no longer scrolls (this view fills it at most): Tab and the scroll
+        # keys come here instead.
+        if isinstance(self.parent, ScrollableContainer):
+            self.parent.can_focus = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._resize_content()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        style = self.visual_style
+        strips = self._rendered.render_strips(width, None, style, None)  # type: ignore[arg-type]
+        n = int(self.scroll_y) + y
+        if n < len(strips):
+            strip = strips[n]
+            # Not padded here: the widget's own padding fills the rest, as it does for a Static.
+            return strip.crop(0, width) if strip.cell_length > width else strip
+        return Strip.blank(width, style.rich_style)
+
 
 class Pairs:
-    def __init__(self, rows: Iterable[tuple[str, str | Text]], *, label_style: str = "bold", gap: int = 2) -> None:
-        # Labels and values may both come from the server (an event's keys, say): shown literally.
+    def __init__(self, rows: Iterable[tuple[str, str | Text]], *, label_style: str = "bold", gap: int = 2,
+                 max_rows: int = MAX_ROWS) -> None:
+        rows = list(rows)
+        hidden = 0
+        if len(rows) > max_rows:
+            # The first and the last entries (a timeline's start and its latest news), the rest counted.
+            half = max(max_rows // 2, 1)
+            hidden = len(rows) - 2 * half
+            rows = [*rows[:half], ("…", more(hidden, "entries")), *rows[-half:]]
+        # Labels and values may both come from the server (an event's keys, say): shown literally,
+        # and only as much of them as a pane can use.
         self.rows: Sequence[tuple[str, Text]] = [
-            (untrusted.clean(label, multiline=False),
-             untrusted.clean_text(value) if isinstance(value, Text) else untrusted.text(value))
+            (untrusted.clean(label[:MAX_LABEL], multiline=False),
+             cap_text(untrusted.clean_text(value) if isinstance(value, Text) else untrusted.clean(value)))
             for label, value in rows
         ]
+        self.hidden = hidden
         self.label_style = label_style
         self.gap = gap
         self._label_width = max((cell_len(label) for label, _ in self.rows), default=0)

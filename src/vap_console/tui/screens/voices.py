@@ -1,4 +1,9 @@
-"""Voices: each engine with its languages (default marked), voices and style descriptions."""
+"""Voices: each engine with its languages (default marked), voices and style descriptions.
+
+The detail is redrawn on every cursor move: it shows the first ``MAX_DESCRIPTIONS`` style
+descriptions, each up to ``DESCRIPTION_CHARS`` characters, and counts the rest (an engine with
+thirty 10,000-character descriptions took seconds a cursor move to wrap them all).
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,22 @@ from rich.text import Text
 
 from vap_console.api.models import VoiceEngine
 from vap_console.tui import format as fmt
+from vap_console.tui.pairs import cap_string, cap_text, more
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.numbers import fields_table
 from vap_console.tui.widgets.rows import Column, Row, make_row
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
+
+MAX_DESCRIPTIONS = 8
+DESCRIPTION_CHARS = 400
+MAX_LANGUAGES = 40
+
+
+def short(value: str, limit: int = 200) -> str:
+    """A name, id or subtitle up to ``limit`` characters, then how many more there are."""
+    return cap_string(value, limit, 1)
 
 
 class VoicesScreen(ListScreen[VoiceEngine]):
@@ -59,20 +74,25 @@ class VoicesScreen(ListScreen[VoiceEngine]):
 
     def render_detail(self, e: VoiceEngine) -> RenderableType:
         langs = Text()
-        for lang in e.languages:
+        for lang in e.languages[:MAX_LANGUAGES]:
             default = lang.id == e.default_language
-            langs.append(("★ " if default else "  ") + f"{lang.label} ({lang.id})",
+            langs.append(("★ " if default else "  ") + f"{short(lang.label)} ({short(lang.id)})",
                          style="bold" if default else ("dim" if lang.disabled else ""))
             if lang.disabled:
                 langs.append(" disabled", style="dim")
             langs.append("\n")
-        styles = Text()
-        for d in e.descriptions:
-            styles.append(f"{d.label}", style="bold")
-            styles.append(f" · {d.subtitle}  [{d.id}]\n", style="dim")
-            styles.append(f"  {d.description}\n")
+        if len(e.languages) > MAX_LANGUAGES:
+            langs.append_text(more(len(e.languages) - MAX_LANGUAGES, "languages"))
+            langs.append("\n")
+        # One Text a description, each capped: the pane's own cap would keep only the first few.
+        styles: list[Text] = []
+        for d in e.descriptions[:MAX_DESCRIPTIONS]:
+            head = Text.assemble((short(d.label), "bold"), (f" · {short(d.subtitle)}  [{short(d.id)}]", "dim"))
+            styles += [head, cap_text("  " + d.description, DESCRIPTION_CHARS)]
+        if len(e.descriptions) > MAX_DESCRIPTIONS:
+            styles.append(more(len(e.descriptions) - MAX_DESCRIPTIONS, "style descriptions"))
         return Group(
-            Text(e.label + ("  ★ default model" if e.id == self.default_model else ""), style="bold"),
+            Text(short(e.label, 400) + ("  ★ default model" if e.id == self.default_model else ""), style="bold"),
             fields_table([
                 ("engine id", e.id),
                 ("badge", e.badge),
@@ -84,5 +104,5 @@ class VoicesScreen(ListScreen[VoiceEngine]):
             Text("\nLanguages", style="bold underline"),
             langs,
             Text("Style descriptions", style="bold underline"),
-            styles if e.descriptions else Text("none", style="dim"),
+            *(styles if e.descriptions else [Text("none", style="dim")]),
         )

@@ -3,6 +3,15 @@
 Textual's DataTable measures every cell as rows are added, which makes re-filtering 10,000 rows
 take a second. Here rows are kept as plain tuples, filtering only recomputes a list of indices,
 and only the lines on screen are rendered.
+
+Widths are display cells, not characters: a CJK character or an emoji takes two cells, a
+Devanagari vowel sign or virama none, so every cell is cut and padded to its column's width in
+cells (``fit_cell``) and the separators line up whatever the script. Plain ASCII, which most cells
+are, keeps a path that never measures.
+
+Building the rows of a large page (``make_row`` for each item, then ``prepare_rows`` for their
+search strings and natural widths) needs no widget: a screen does it off the UI loop and hands the
+``RowSet`` to ``set_rows``.
 """
 
 from __future__ import annotations
@@ -10,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -37,7 +46,7 @@ class Column:
     min_width: int = 4
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one object less a row for the garbage collector
 class Row:
     key: str
     cells: tuple[Cell, ...]
@@ -51,6 +60,97 @@ def make_row(key: str, cells: Sequence[Cell], extra: str = "") -> Row:
              for c in cells]
     plain = " ".join(c.plain if isinstance(c, Text) else c for c in cells)
     return Row(key, tuple(cells), f"{plain} {extra}".lower())
+
+
+# No column is laid out wider than this many cells, however long its text: measuring a
+# 10,000-character name in full would buy nothing.
+NATURAL_CAP = 512
+
+
+def _head(text: str, cells: int) -> tuple[str, int]:
+    """A prefix of ``text`` that is all of it or wider than ``cells`` (by a grapheme's margin),
+    and its width. Only the start of a long string is ever shown, so only that is measured."""
+    end = 2 * cells + 8  # a character takes at most two cells, so this is enough unless marks abound
+    while True:
+        head = text[:end]
+        width = cell_len(head)
+        if end >= len(text) or width > cells + 2:
+            return head, width
+        end *= 2
+
+
+def cell_width(cell: Cell, cap: int = NATURAL_CAP) -> int:
+    """The cell's width in cells, up to ``cap`` (a little over, for a long one)."""
+    plain = cell.plain if isinstance(cell, Text) else cell
+    if plain.isascii():  # printable ASCII once cleaned: a cell a character
+        return min(len(plain), cap + 1)
+    return min(_head(plain, cap)[1], cap + 1)
+
+
+def fit_cell(cell: str, width: int) -> str:
+    """``cell`` cut (with …) or padded to exactly ``width`` cells."""
+    if width <= 0:
+        return ""
+    if cell.isascii():
+        size = len(cell)
+        return cell + " " * (width - size) if size <= width else cell[: width - 1] + "…"
+    head, size = _head(cell, width)
+    if size <= width and len(head) == len(cell):
+        return cell + " " * (width - size)
+    # set_cell_size pads with a space where a wide character would straddle the cut.
+    return set_cell_size(head, width - 1) + "…"
+
+
+def fit_text(cell: Text, width: int) -> Text:
+    """A styled cell cut (with …) or padded to exactly ``width`` cells."""
+    plain = cell.plain
+    if len(plain) > 2 * width + 8:
+        # Cut before copying: only the start of a long cell can show.
+        cell = cell[: len(_head(plain, width)[0])]
+    text = cell.copy()
+    text.truncate(width, overflow="ellipsis", pad=True)
+    return text
+
+
+@dataclass(frozen=True)
+class RowSet:
+    """Rows with what the table works out from all of them: search strings and natural widths."""
+
+    rows: list[Row]
+    searches: list[str]
+    natural: list[int]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+class RowSetBuilder:
+    """Collects rows and measures them as they come (no widget involved: a screen can add rows in
+    slices while the UI stays responsive)."""
+
+    def __init__(self, columns: Sequence[Column]) -> None:
+        self.natural = [cell_len(c.label) for c in columns]
+        self.rows: list[Row] = []
+        self.searches: list[str] = []
+
+    def add(self, row: Row) -> None:
+        self.rows.append(row)
+        self.searches.append(row.search)
+        natural = self.natural
+        for i, cell in enumerate(row.cells):
+            n = len(cell) if type(cell) is str and cell.isascii() else cell_width(cell)
+            if n > natural[i]:
+                natural[i] = n
+
+    def finish(self) -> RowSet:
+        return RowSet(self.rows, self.searches, [min(n, NATURAL_CAP) for n in self.natural])
+
+
+def prepare_rows(columns: Sequence[Column], rows: Sequence[Row]) -> RowSet:
+    builder = RowSetBuilder(columns)
+    for row in rows:
+        builder.add(row)
+    return builder.finish()
 
 
 class RowTable(ScrollView, can_focus=True):
@@ -109,7 +209,7 @@ class RowTable(ScrollView, can_focus=True):
         self._searches: list[str] = []
         self._visible: list[int] = []
         self._query = ""
-        self._natural: list[int] = [len(c.label) for c in self.columns]
+        self._natural: list[int] = [cell_len(c.label) for c in self.columns]
         self._widths: list[int] = list(self._natural)
         self._layout_width = -1
         self._last_key: str | None = None
@@ -130,18 +230,14 @@ class RowTable(ScrollView, can_focus=True):
         """The filter in force, lower-cased (Widget.query is Textual's: never shadow it)."""
         return self._query
 
-    def set_rows(self, rows: Sequence[Row], keep_key: str | None = None) -> None:
+    def set_rows(self, rows: Sequence[Row] | RowSet, keep_key: str | None = None) -> None:
+        """Show these rows (a RowSet from prepare_rows costs next to nothing here)."""
         # The key under the cursor is read before the old rows go.
         keep_key = keep_key if keep_key is not None else self.cursor_key
-        self._rows = list(rows)
-        self._searches = [row.search for row in self._rows]
-        natural = [len(c.label) for c in self.columns]
-        for row in self._rows:
-            for i, cell in enumerate(row.cells):
-                n = cell.cell_len if isinstance(cell, Text) else len(cell)
-                if n > natural[i]:
-                    natural[i] = n
-        self._natural = natural
+        prepared = rows if isinstance(rows, RowSet) else prepare_rows(self.columns, rows)
+        self._rows = prepared.rows
+        self._searches = prepared.searches
+        self._natural = list(prepared.natural)
         self._apply_filter(keep_key)
 
     def filter(self, query: str) -> None:
@@ -239,8 +335,17 @@ class RowTable(ScrollView, can_focus=True):
         return max(0, min(value, len(self._visible) - 1)) if self._visible else 0
 
     def watch_cursor(self, old: int, new: int) -> None:
+        top = self.scroll_y
         self._scroll_to_cursor()
-        self.refresh()
+        if self.scroll_y != top:
+            self.refresh()
+        else:
+            # Only the two rows the cursor left and reached change (a full repaint of rows with long
+            # or wide text cost ten times as much a key).
+            for n in {old, new}:
+                line = n - int(self.scroll_y) + 1
+                if line >= 1:
+                    self.refresh(Region(0, line, self.size.width, 1))
         key = self.cursor_key
         if key != self._last_key:
             self._last_key = key
@@ -318,29 +423,28 @@ class RowTable(ScrollView, can_focus=True):
         return self._strip(row.cells, style, width)
 
     def _strip(self, cells: Sequence[Cell], style: Style, width: int) -> Strip:
-        widths = self._fit(width)
+        # Every cell is made exactly its column's width in cells, so the line is sum(widths) plus
+        # the separators wide, whatever the script, and the columns line up.
+        widths = self._fit(width)[: len(cells)]  # a row with fewer cells than columns ends early
+        used = max(sum(widths) + len(widths) - 1, 0)
         if not any(isinstance(cell, Text) for cell in cells):
             # Plain cells (most rows) make one segment: this is what keeps filtering fast.
-            line = " ".join(
-                (c if len(c) <= w else c[: max(w - 1, 0)] + "…").ljust(w)
-                for c, w in zip(cells, widths)  # type: ignore[union-attr]
-            )
-            line = line[:width].ljust(width) if cell_len(line) == len(line) else line
-            return Strip([Segment(line, style)]).adjust_cell_length(width, style)
+            line = " ".join(fit_cell(c, w) for c, w in zip(cells, widths))  # type: ignore[arg-type]
+            if used < width:
+                return Strip([Segment(line + " " * (width - used), style)], width)
+            if used == width:
+                return Strip([Segment(line, style)], width)
+            return Strip([Segment(line, style)], used).adjust_cell_length(width, style)
         segments: list[Segment] = []
         for i, (cell, w) in enumerate(zip(cells, widths)):
             if i:
                 segments.append(Segment(" ", style))
             if isinstance(cell, Text):
-                text = cell.copy()
-                text.truncate(w, overflow="ellipsis", pad=True)
                 segments.extend(
                     Segment(seg.text, style + seg.style if seg.style else style)
-                    for seg in text.render(self.app.console)
+                    for seg in fit_text(cell, w).render(self.app.console)
                     if seg.text
                 )
             else:
-                if len(cell) > w:
-                    cell = cell[: max(w - 1, 0)] + "…"
-                segments.append(Segment(cell.ljust(w), style))
-        return Strip(segments).adjust_cell_length(width, style)
+                segments.append(Segment(fit_cell(cell, w), style))
+        return Strip(segments, used).adjust_cell_length(width, style)

@@ -1,0 +1,197 @@
+"""The console on a huge server, as a person notices it: 50,000 variables counted and browsed, keys
+answered while the rows are built, and detail panes that show long values and long lists capped,
+with the rest counted. (How fast is bench/scale.py's business: nothing here is timed.)"""
+
+from __future__ import annotations
+
+import gc
+import io
+import json
+import re
+
+import pytest
+from rich.console import Console
+from textual import events
+from textual.widgets import Input, Static
+
+from bench._huge import Sizes, huge_bodies, long_text, seed_bodies, serving, short_name
+from tests.tui.console_scenes import build_console, settle, until
+from vap_console.tui.screens.variables import VariablesScreen
+from vap_console.tui.widgets.rows import RowTable
+
+SIZE = (120, 36)
+SMALL = dict(variables=30, tools=30, rentals=30, agents=30, templates=10, engines=3, descriptions=30, events=2_000)
+
+
+@pytest.fixture(autouse=True)
+def unfreeze():
+    yield
+    gc.unfreeze()  # a big page froze the objects alive then; give them back to the collector
+
+
+@pytest.fixture(scope="module")
+def seed() -> dict[str, bytes]:
+    import asyncio
+
+    return asyncio.run(seed_bodies())
+
+
+def plain(widget: Static, width: int = 200) -> str:
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
+
+
+def table(app) -> RowTable:  # noqa: ANN001
+    return app.screen.query_one(RowTable)
+
+
+def count_text(app) -> str:  # noqa: ANN001
+    return plain(app.screen.query_one("#list-count", Static)).strip()
+
+
+async def open_on(seed: dict[str, bytes], area: str, **sizes: int):  # noqa: ANN202
+    bodies = huge_bodies(seed, Sizes(**{**SMALL, **sizes}))
+    console = build_console(start_screen=area, transport_wrapper=serving(bodies, latency=0.0))
+    return console, bodies
+
+
+async def move_to(pilot, key: str) -> None:  # noqa: ANN001
+    rows = table(pilot.app)
+    for _ in range(rows.row_count):
+        if rows.cursor_key == key:
+            return
+        await pilot.press("down")
+    raise AssertionError(f"no row {key}")
+
+
+async def test_fifty_thousand_variables_are_counted_browsed_and_filtered(seed) -> None:  # noqa: ANN001
+    console, _ = await open_on(seed, "variables", variables=50_000)
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: count_text(app) == "50000 variables", timeout=60)
+        rows = table(app)
+        first = rows.cursor_key
+        await pilot.press("down", "down", "down")
+        assert rows.cursor == 3 and rows.cursor_key != first
+        await pilot.press("end")
+        await settle(pilot)
+        assert rows.cursor == 49_999
+        assert rows.cursor_key == "20000000-0000-4000-8000-000000049999"
+        assert "{" + short_name(49_999) + "}" in plain(app.screen.query_one("#detail", Static))
+        await pilot.press("pageup", "up")
+        assert rows.cursor < 49_999
+        await pilot.press("slash", *"caller_4999")
+        await settle(pilot)
+        matching = sum("caller_4999" in short_name(i) for i in range(50_000))
+        assert matching == 1  # caller_49995: the other names of 49990–49999 are in other scripts
+        assert count_text(app) == f"{matching} of 50000 variables match “caller_4999”"
+        assert rows.cursor_key == "20000000-0000-4000-8000-000000049995"
+
+
+async def test_a_key_pressed_while_fifty_thousand_rows_are_built_is_answered_before_they_are_done(seed) -> None:  # noqa: ANN001
+    console, _ = await open_on(seed, "numbers", variables=50_000)
+    app = console.app
+    built: list[int] = []
+    answered_at: list[int] = []
+    original = VariablesScreen.row_of
+
+    def row_of(self, v):  # noqa: ANN001, ANN202
+        built.append(1)
+        if len(built) == 100:
+            # The person presses / (filter) while the rows are being built.
+            key = events.Key("slash", "/")
+            app.post_message(key)
+        return original(self, v)
+
+    def filter_opened() -> bool:
+        box = app.screen.query("#filter")
+        opened = bool(box) and box.first(Input).display
+        if opened and not answered_at:
+            answered_at.append(len(built))
+        return opened
+
+    VariablesScreen.row_of = row_of  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("3")
+            await until(pilot, filter_opened, timeout=60)
+            await until(pilot, lambda: table(app).total_count == 50_000, timeout=60)
+            # Answered in the build's spare time, not after it: the rows were not all built yet.
+            assert answered_at[0] < 50_000
+    finally:
+        VariablesScreen.row_of = original  # type: ignore[method-assign]
+
+
+async def test_a_ten_thousand_character_description_shows_capped_with_the_rest_counted(seed) -> None:  # noqa: ANN001
+    console, bodies = await open_on(seed, "tools")
+    tool = next(t for t in json.loads(bodies["tools"])["items"] if t["id"].endswith("000000000001"))
+    description = tool["description"]
+    assert len(description) == 10_000 and description == long_text(1, 10_000)
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        await move_to(pilot, tool["id"])
+        await settle(pilot)
+        detail = plain(app.screen.query_one("#detail", Static))
+        more = re.findall(r"…\s+([\d,]+)\s+more\s+characters", detail)
+        assert more, detail
+        hidden = int(more[0].replace(",", ""))
+        assert 8_000 < hidden < 10_000
+        assert description[:40] in detail and description[-40:] not in detail
+
+
+async def test_a_voice_engine_with_thirty_long_style_descriptions_shows_the_first_and_counts_the_rest(seed) -> None:  # noqa: ANN001
+    console, _ = await open_on(seed, "voices")
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 3)
+        await pilot.press("down")  # engine_001: thirty descriptions of 10,000 characters
+        await settle(pilot)
+        detail = plain(app.screen.query_one("#detail", Static))
+        assert "… 22 more style descriptions" in detail
+        assert len(re.findall(r"…\s+[\d,]+\s+more\s+characters", detail)) == 8
+        assert len(detail) < 20_000
+
+
+async def test_a_rental_with_two_thousand_events_shows_the_first_and_last_and_counts_the_rest(seed) -> None:  # noqa: ANN001
+    console, bodies = await open_on(seed, "numbers")
+    rental = json.loads(bodies["numbers"])["items"][5]
+    count = len(rental["events"])
+    assert count > 2_000
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        await move_to(pilot, rental["id"])
+        await settle(pilot)
+        detail = " ".join(plain(app.screen.query_one("#detail", Static)).split())
+        assert f"Events ({count})" in detail
+        assert f"… {count - 40:,} more entries" in detail
+        assert "event 0 " in detail and "event 1999 " in detail and "event 1000 " not in detail
+        # The latest event (a 10,000-character note) shows its start, capped.
+        assert " ".join(rental["events"][-1]["note"][:30].split()) in detail
+
+
+async def test_a_long_detail_scrolls_with_the_keys_and_starts_at_the_top_for_the_next_row(seed) -> None:  # noqa: ANN001
+    console, bodies = await open_on(seed, "agents")
+    long_agent = json.loads(bodies["agents"])["items"][1]  # 10,000-character name, greeting, instruction
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        await move_to(pilot, long_agent["id"])
+        await settle(pilot)
+        detail = app.screen.query_one("#detail", Static)
+        await pilot.press("tab")
+        assert app.focused is detail
+        await pilot.press("pagedown", "pagedown")
+        await settle(pilot)
+        assert detail.scroll_y > 0
+        await pilot.press("shift+tab", "down")
+        await settle(pilot)
+        assert table(app).cursor_key != long_agent["id"] and detail.scroll_y == 0
