@@ -15,8 +15,8 @@ cursor move, a voice engine's thirty of them seconds. ``Rendered`` wraps a detai
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -36,6 +36,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from vap_console.tui import untrusted
+
+T = TypeVar("T")
 
 MAX_CHARS = 1_000
 MAX_LINES = 24
@@ -217,6 +219,25 @@ class DetailView(ScrollView, Static, can_focus=True):
             # Not padded here: the widget's own padding fills the rest, as it does for a Static.
             return strip.crop(0, width) if strip.cell_length > width else strip
         return Strip.blank(width, style.rich_style)
+
+
+def first_and_last(items: Sequence[T], max_rows: int = MAX_ROWS) -> tuple[list[T], list[T], int]:
+    """The entries a pane shows of a long list (its first and last ``max_rows // 2``) and how many
+    are left out: a caller formats only these, not thousands it would never show."""
+    if len(items) <= max_rows:
+        return list(items), [], 0
+    half = max(max_rows // 2, 1)
+    return list(items[:half]), list(items[-half:]), len(items) - 2 * half
+
+
+def entry_rows(items: Sequence[T], row: Callable[[T], tuple[str, Text]]) -> Pairs:
+    """Pairs of a long list of entries (events, history), formatting only the ones shown."""
+    head, tail, hidden = first_and_last(items)
+    rows = [row(item) for item in head]
+    if hidden:
+        rows.append(("…", more(hidden, "entries")))
+    rows += [row(item) for item in tail]
+    return Pairs(rows, label_style="dim", gap=1, max_rows=len(rows))
 
 
 class Pairs:

@@ -23,7 +23,7 @@ from vap_console.api import errors
 from vap_console.api.models import Rental
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
-from vap_console.tui.pairs import Pairs
+from vap_console.tui.pairs import Pairs, entry_rows
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.rental import RentalScreen
@@ -67,9 +67,10 @@ def _when(value: object) -> str:
 
 
 def events_table(events: list[dict[str, Any]], currency: str | None) -> Pairs:
-    """Every event, oldest first: when, what, and its data (amounts in the wallet's currency)."""
-    rows: list[tuple[str, Text]] = []
-    for event in events:
+    """The events, oldest first: when, what, and its data (amounts in the wallet's currency).
+    Only the ones the pane shows are formatted (a rental may carry thousands)."""
+
+    def row(event: dict[str, Any]) -> tuple[str, Text]:
         data = []
         for key, value in event.items():
             # complianceId: the Compliance section below names it once.
@@ -82,18 +83,19 @@ def events_table(events: list[dict[str, Any]], currency: str | None) -> Pairs:
         line = Text(str(event.get("type", "?")), style="bold")
         if data:
             line.append(" · " + " · ".join(data))
-        rows.append((_when(event.get("at")), line))
-    return Pairs(rows, label_style="dim", gap=1)
+        return _when(event.get("at")), line
+
+    return entry_rows(events, row)
 
 
 def history_table(history: list[dict[str, Any]]) -> Pairs:
-    rows: list[tuple[str, Text]] = []
-    for entry in history:
+    def row(entry: dict[str, Any]) -> tuple[str, Text]:
         line = Text(str(entry.get("status", "?")), style="bold")
         if entry.get("note"):
             line.append(f" · {entry['note']}")
-        rows.append((_when(entry.get("at")), line))
-    return Pairs(rows, label_style="dim", gap=1)
+        return _when(entry.get("at")), line
+
+    return entry_rows(history, row)
 
 
 REQUESTED_NOTE = "* requested, not bought yet"
