@@ -363,7 +363,9 @@ async def test_could_not_connect_goes_once_the_server_answers_elsewhere() -> Non
         await settle(pilot)
         tools = console.app.screen
         assert isinstance(tools, ToolsScreen)
-        assert tools.query_one(ListState).kind == "error"
+        # The rows stay, marked as from before the outage (issue 11: no longer wiped).
+        assert table(console.app).row_count == len(console.account.tools)
+        assert "offline: as of" in plain(console.app.screen.query_one("#list-count", Static))
         network.down = False
         await pilot.press("3")  # Variables loads: the server is back
         await settle(pilot)
@@ -371,7 +373,7 @@ async def test_could_not_connect_goes_once_the_server_answers_elsewhere() -> Non
         await pilot.press("2")
         await settle(pilot)
         assert console.app.screen is tools
-        assert tools.query_one(ListState).kind != "error"
+        assert "offline" not in plain(tools.query_one("#list-count", Static))
         assert table(console.app).row_count == len(console.account.tools)
 
 

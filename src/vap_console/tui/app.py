@@ -73,6 +73,11 @@ LAZY_AREAS = {
 def _lazy_screen(module: str, name: str) -> Callable[[], Any]:
     return lambda: getattr(importlib.import_module(module), name)()
 
+# While the server cannot be reached, the console looks again after 1, 2, 4 … at most 30 s; the
+# first answer reloads every list that failed (ListScreen._connection_changed).
+RECONNECT_FIRST = 1.0
+RECONNECT_MAX = 30.0
+
 # Waiting longer than this for a 429 is worse than showing the error and a Retry.
 MAX_RATE_LIMIT_WAIT = 60.0
 MAX_RATE_LIMIT_RETRIES = 3
@@ -147,6 +152,9 @@ class VapApp(LiteralApp[int]):
         self._limited_until: datetime | None = None
         self._limited_timer: Any = None
         self._limited_banner: Banner | None = None
+        # While offline: the timer of the next look at the server, and how long until the one after.
+        self._reconnect_timer: Any = None
+        self._reconnect_delay = RECONNECT_FIRST
 
     # --- the contract ---
 
@@ -449,6 +457,34 @@ class VapApp(LiteralApp[int]):
         banner = self._limited_banner
         if banner is not None and banner.is_attached and banner.message.startswith(RATE_LIMIT_BANNER):
             banner.clear()
+
+    # --- offline: look at the server again by itself, with backoff ---
+
+    def watch_connection(self, state: str) -> None:
+        if state == "offline":
+            if self._reconnect_timer is None:
+                self._reconnect_timer = self.set_timer(self._reconnect_delay, self._look_again)
+        else:
+            self._reconnect_delay = RECONNECT_FIRST
+            if self._reconnect_timer is not None:
+                self._reconnect_timer.stop()
+                self._reconnect_timer = None
+
+    def _look_again(self) -> None:
+        self._reconnect_timer = None
+        if self.connection == "offline":
+            self.run_worker(self._probe(), group="reconnect", exclusive=True, exit_on_error=False)
+
+    async def _probe(self) -> None:
+        # GET /v1/voices: in the spec on every deployment, and small. An answer sets the
+        # connection online, which reloads whatever failed; a failure is the offline state shown.
+        try:
+            await self.call_api(lambda client: client.list_voices())
+        except errors.ApiError:
+            pass
+        if self.connection == "offline" and self._reconnect_timer is None:
+            self._reconnect_delay = min(self._reconnect_delay * 2, RECONNECT_MAX)
+            self._reconnect_timer = self.set_timer(self._reconnect_delay, self._look_again)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # The app's own workers (following remembered rentals, a new key after a 401): their

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from datetime import datetime
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -162,6 +163,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.select_after_load: str | None = None
         # The last load failed for want of a server: it is tried again once the server answers.
         self._failed_offline = False
+        # Set while the connection is lost: when the rows on show were loaded before it.
+        self._offline_since: datetime | None = None
         self._holding_paint = False
 
     @property
@@ -241,8 +244,13 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self._release_paint()
 
     def _connection_changed(self, state: str) -> None:
-        # Another screen reached the server: "could not connect" here is stale news.
-        if state == "online" and self._failed_offline:
+        if state == "offline" and self._loaded_once and self._offline_since is None:
+            # The rows stay, said to be from before the connection was lost.
+            self._offline_since = self.vap.now()
+            self._update_count()
+        # The server answers again: "could not connect" here is stale news, and rows kept
+        # through the outage may be too. Reload now if on screen, else when next shown.
+        if state == "online" and (self._failed_offline or self._offline_since is not None):
             self._failed_offline = False
             self.vap.stale.add(self.AREA)
             if self.app.screen is self:
@@ -297,6 +305,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         self._loaded_once = True
+        if self._offline_since is not None:
+            self._offline_since = None
+            self.banner().clear()  # the outage it told of is over
         if message.rows is None or message.keyed is None:
             message.keyed = {self.key_of(item): item for item in message.items}
             message.rows = prepare_rows(self.COLUMNS, [self.row_of(item) for item in message.items])
@@ -321,11 +332,25 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             return False
         from vap_console.tui.app import describe_error
 
+        offline = isinstance(error, (errors.ConnectionFailed, errors.TimedOut))
+        if offline and self._loaded_once:
+            # Rows on show stay: marked as from before the outage, reloaded once the server answers.
+            if self._offline_since is None:
+                self._offline_since = self.vap.now()
+            self._failed_offline = True
+            self._update_count()
+            self.banner().show(f"{describe_error(error)} The rows below are as of "
+                               f"{self._offline_since:%H:%M} UTC; the list reloads by itself once the "
+                               "server answers.", info=True)
+            return True
         self._loaded_once = False
-        self._failed_offline = isinstance(error, (errors.ConnectionFailed, errors.TimedOut))
+        self._offline_since = None
+        self._failed_offline = offline
         self.items = {}
         self.query_one(RowTable).set_rows([])
-        self.query_one(ListState).show_error(f"{describe_error(error)}\n\nPress r to retry.")
+        after = ("The console tries again by itself and loads the list as soon as the server answers; "
+                 "press r to try now." if self._failed_offline else "Press r to retry.")
+        self.query_one(ListState).show_error(f"{describe_error(error)}\n\n{after}")
         self.query_one("#list-switch", ContentSwitcher).current = "state"
         self.query_one("#list-count", Static).update("")
         self.show_detail(None)
@@ -360,6 +385,10 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             text = untrusted.content(f"{shown} of {total} {self.NOUN} match “{table.filter_text}”", multiline=False)
         else:
             text = untrusted.content(f"{total} {self.NOUN}")
+        if self._offline_since is not None:
+            text = text + untrusted.content(
+                f" · offline: as of {self._offline_since:%H:%M} UTC, reloaded when the server answers",
+                "$warning")
         # A fixed one-line box: no need to lay the screen out again for a new count.
         self.query_one("#list-count", Static).update(text, layout=False)
 
