@@ -33,7 +33,7 @@ SAMPLES: tuple[str, ...] = (
     f"{LINK} {SCREENSHOT}",
     FIELD,
     "[b]bold? [red]red?",
-    f"title \x1b]0;pwned\x07 clear \x1b[2J\x1b[H osc52 \x1b]52;c;cm0gLXJmIH4vCg==\x07 end",
+    "title \x1b]0;pwned\x07 clear \x1b[2J\x1b[H osc52 \x1b]52;c;cm0gLXJmIH4vCg==\x07 end",
     f"c0 {C0} del \x7f c1 {C1} end",
     "bidi \u202eevil\u202c \u2066iso\u2069 \u200f end",
     "नमस्ते दुनिया — डेंटल क्लिनिक",

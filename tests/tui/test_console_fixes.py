@@ -353,7 +353,6 @@ async def test_add_rental_by_id_checks_the_uuid_and_a_404_stays_in_the_dialog() 
 
 async def test_could_not_connect_goes_once_the_server_answers_elsewhere() -> None:
     from vap_console.tui.screens.tools import ToolsScreen
-    from vap_console.tui.widgets.list_state import ListState
 
     console, network = console_with_outage(down=False, start_screen="tools")
     async with console.app.run_test(size=SIZE) as pilot:

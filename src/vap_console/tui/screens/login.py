@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, Static

@@ -15,7 +15,6 @@ from textual.widgets import Button, DirectoryTree, Input, Static
 
 from vap_console.tui import untrusted
 from vap_console.tui.screens.dialog import Dialog
-from vap_console.tui.screens.dialog import Dialog
 
 DOCUMENT_SUFFIXES = frozenset({".pdf", ".jpg", ".jpeg", ".png"})
 
