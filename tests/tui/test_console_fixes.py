@@ -388,13 +388,18 @@ async def test_requested_numbers_are_marked_and_written_like_owned_ones() -> Non
         rows = table(console.app)
         cells = {key: rows.row_text(n) for n, key in enumerate(rows.keys)}
         by_status = {c[0]: c[1] for c in cells.values()}
-        assert by_status["kyc_rejected"] == f"+{rejected.requested_number}*"
-        assert by_status["active"].startswith("+91") and not by_status["active"].endswith("*")
-        assert "* requested, not bought yet" in plain(console.app.screen.query_one("#list-count", Static))
+        # Rejected: not bought and never will be, marked apart from one still on its way (†, not *).
+        assert by_status["kyc_rejected"] == f"+{rejected.requested_number}†"
+        assert by_status["kyc_submitted"].endswith("*")
+        assert by_status["active"].startswith("+91") and not by_status["active"].endswith(("*", "†"))
+        count_line = console.app.screen.query_one("#list-count", Static)
+        count = plain(count_line, width=300)
+        assert "* not bought yet" in count and "† stopped: refund in detail" in count
+        assert len(count.strip()) <= count_line.content_region.width  # the whole note is on screen, not cut
         rows.move_to_key(rejected.id)
         await settle(pilot)
         head = plain(console.app.screen.query_one("#detail-head", Static))
-        assert f"+{rejected.requested_number} requested, not bought yet" in head
+        assert f"+{rejected.requested_number} requested; kyc_rejected, not bought" in head
         await pilot.press("c")
         await settle(pilot)
         assert "no number yet" in list(console.app._notifications)[-1].message

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from vap_console.api.errors import (
     ApiError,
@@ -56,6 +57,38 @@ def failure_reason(rental: Rental) -> str | None:
         return rental.last_error
     if rental.release_reason:
         return f"released: {rental.release_reason}"
+    return None
+
+
+@dataclass(frozen=True)
+class Refund:
+    """Money a rental gave back: its amount (nanos, None when the event does not say) and when."""
+
+    amount_nanos: int | None
+    currency: str | None
+    at: datetime | None
+
+
+def refund_of(rental: Rental) -> Refund | None:
+    """The refund the rental's events report (a ``…refunded`` event), or None.
+
+    The spec leaves events free-form; the sandbox logs ``rental.refunded`` with ``amountNanos``.
+    A rental that failed and reports no refund is said to be so, never assumed refunded.
+    """
+    for event in reversed(rental.events):
+        kind = event.get("type")
+        if isinstance(kind, str) and "refund" in kind:
+            amount = event.get("amountNanos")
+            at = event.get("at")
+            when = None
+            if isinstance(at, str):
+                try:
+                    when = datetime.fromisoformat(at.replace("Z", "+00:00"))
+                except ValueError:
+                    when = None
+            return Refund(amount if isinstance(amount, int) and not isinstance(amount, bool) else None,
+                          event.get("currency") if isinstance(event.get("currency"), str) else rental.currency,
+                          when)
     return None
 
 

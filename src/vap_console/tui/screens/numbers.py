@@ -20,7 +20,7 @@ from textual.validation import Function
 from textual.widgets import Static
 
 from vap_console.api import errors
-from vap_console.api.models import Rental
+from vap_console.api.models import Rental, RentalStatus
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs, entry_rows
@@ -51,10 +51,19 @@ def number_cell(rental: Rental) -> Text | str:
     if owned:
         return owned
     if rental.requested_number:
-        # Asked for, not bought (and maybe never: rejected, failed): shown apart from owned numbers.
-        # A footnote mark, not parentheses: the column keeps its 120-column width (no city cut).
-        return Text(f"{fmt.e164(rental.requested_number)}*", style="dim italic")
+        # Asked for, not bought: shown apart from owned numbers, and a rental that stopped (rejected,
+        # failed) apart from one still on its way. A footnote mark, not parentheses: the column
+        # keeps its 120-column width (no city cut).
+        return Text(f"{fmt.e164(rental.requested_number)}{requested_mark(rental)}", style="dim italic")
     return fmt.NONE
+
+
+def stopped(rental: Rental) -> bool:
+    return rental.status in (RentalStatus.KYC_REJECTED, RentalStatus.FAILED)
+
+
+def requested_mark(rental: Rental) -> str:
+    return "†" if stopped(rental) else "*"
 
 
 def _when(value: object) -> str:
@@ -98,7 +107,9 @@ def history_table(history: list[dict[str, Any]]) -> Pairs:
     return entry_rows(history, row)
 
 
-REQUESTED_NOTE = "* requested, not bought yet"
+# Short enough that the count line with both notes fits the list pane at 80 columns.
+REQUESTED_NOTE = "* not bought yet"
+STOPPED_NOTE = "† stopped: refund in detail"
 
 
 def fields_table(rows: list[tuple[str, object]]) -> Pairs:
@@ -181,7 +192,9 @@ class NumbersScreen(ListScreen[Rental]):
             if owned:
                 head = Text(owned, style="bold")
             elif rental.requested_number:
-                head = Text.assemble((fmt.e164(rental.requested_number) or "", "bold"), " requested, not bought yet")
+                head = Text.assemble((fmt.e164(rental.requested_number) or "", "bold"),
+                                     f" requested; {rental.status}, not bought" if stopped(rental)
+                                     else " requested, not bought yet")
             else:
                 head = Text("(number not bought yet)", style="bold")
         self.query_one("#detail-head", Static).update(untrusted.safe(head))
@@ -251,10 +264,13 @@ class NumbersScreen(ListScreen[Rental]):
 
     def _update_count(self) -> None:
         super()._update_count()
-        shown = (self.items.get(key) for key in self.query_one(RowTable).keys)
-        if any(r is not None and owned_number(r) is None and r.requested_number for r in shown):
+        shown = [self.items.get(key) for key in self.query_one(RowTable).keys]
+        requested = [r for r in shown if r is not None and owned_number(r) is None and r.requested_number]
+        notes = [note for note, present in ((REQUESTED_NOTE, any(not stopped(r) for r in requested)),
+                                            (STOPPED_NOTE, any(stopped(r) for r in requested))) if present]
+        if notes:
             count = self.query_one("#list-count", Static)
-            count.update(untrusted.content(f"{count.content} · {REQUESTED_NOTE}"), layout=False)
+            count.update(untrusted.content(" · ".join([str(count.content), *notes])), layout=False)
 
     def after_load(self, items: list[Rental]) -> None:
         if self.from_local_index:

@@ -23,7 +23,7 @@ from textual.widgets import Static
 
 from vap_console.api import errors
 from vap_console.api.models import Rental, RentalStatus
-from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, follow_rental
+from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, follow_rental, refund_of
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.screens.wizard.rules import same_number
@@ -67,6 +67,12 @@ def prepaid_text(rental: Rental) -> str:
     if rental.status == RentalStatus.FUNDING and not rental.prepaid_nanos:
         # ₹0.00 alone reads as "free"; in funding nothing has been taken yet.
         return f"{amount} — nothing taken yet: waiting for auto-pay to top the wallet up"
+    if rental.status in (RentalStatus.KYC_REJECTED, RentalStatus.FAILED) and rental.prepaid_nanos:
+        refund = refund_of(rental)
+        if refund is None:
+            return f"{amount} — no refund reported yet"
+        back = fmt.money(refund.amount_nanos, refund.currency) if refund.amount_nanos is not None else amount
+        return f"{amount} — {back} refunded" + (f" {fmt.when(refund.at)}" if refund.at else "")
     return amount
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from vap_console.api.models import Rental, RentalStatus, StepState
-from vap_console.api.polling import failure_reason, step_glyph
+from vap_console.api.models import Rental, RentalStatus, StepState, TimelineStep
+from vap_console.api.polling import failure_reason, refund_of, step_glyph
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 
@@ -38,6 +39,19 @@ STATUS_LABELS = {
     RentalStatus.RELEASED: "released",
     RentalStatus.FAILED: "the rental failed",
 }
+
+
+NEXT_STEPS = {
+    RentalStatus.KYC_REJECTED: ("fix what the reason above names (a document, a detail), then rent again: "
+                                "n on Numbers."),
+    RentalStatus.FAILED: "this number could not be bought; rent another: n on Numbers.",
+}
+
+
+def indented(content: Content, width: int, indent: int = 5) -> list[Content]:
+    """``content`` wrapped to ``width`` with every line indented, not only the first."""
+    pad = Content(" " * indent)
+    return [pad + line for line in content.wrap(max(width - indent, 10))]
 
 
 def _aware(moment: datetime) -> datetime:
@@ -114,33 +128,62 @@ class Timeline(Widget):
         lines.append(Content(""))
         reason = failure_reason(rental)
         failed_shown = False
+        # Inside the padding; not laid out yet (rendered on its own), as wide as it likes.
+        width = max(self.size.width - 2, 20) if self.size.width else 200
         for step in rental.timeline:
             style = STATE_STYLES.get(step.state, "$warning")
             glyph = step_glyph(step.state)
             label = step.label if step.state in STATE_STYLES else f"{step.label} ({step.state})"
             label = untrusted.clean(label, multiline=False)
-            when = ""
-            if step.at is not None:
-                # A step has happened: a time ahead of ours is the server's clock running ahead.
-                happened = min(_aware(step.at), _aware(now))
-                when = f"{relative_time(happened, now)} · {absolute_time(step.at)}"
-            elif step.state == StepState.ACTIVE:
-                when = "in progress"
-            row = Content.assemble(
-                (f" {glyph} ", style),
-                (f"{label:<28}", style),
-                (f" {when}", "$text-muted"),
-            )
-            lines.append(row)
+            when = self._when(step, now)
+            head = Content.assemble((f" {glyph} ", style), (f"{label:<28}", style))
+            if when and head.cell_length + 1 + cell_len(when) > width:
+                # A time never splits mid-phrase: too narrow for both, it takes a line of its own.
+                lines.append(head)
+                # Still too narrow: relative and absolute time each whole on a line, never "…00 / UTC".
+                parts = [when] if cell_len(when) + 5 <= width else when.split(" · ")
+                lines.extend(line for part in parts for line in indented(Content.styled(part, "$text-muted"), width))
+            else:
+                lines.append(head + Content.styled(f" {when}" if when else "", "$text-muted"))
             if step.detail:
-                lines.append(Content.assemble(("     " + untrusted.clean(step.detail), "$text-muted")))
+                lines.extend(indented(Content.styled(untrusted.clean(step.detail), "$text-muted"), width))
             if step.state == StepState.FAILED and reason:
                 if reason != step.detail:
-                    lines.append(Content.assemble(("     " + untrusted.clean(reason), "$error")))
+                    lines.extend(indented(Content.styled(untrusted.clean(reason), "$error"), width))
                 failed_shown = True
         if reason and not failed_shown and rental.status in RentalStatus.FAILURES:
-            lines.append(Content.assemble((f" {untrusted.clean(reason)}", "$error")))
+            lines.extend(indented(Content.styled(untrusted.clean(reason), "$error"), width, 1))
+        lines.extend(self._money_back(rental, now, width))
         return Content("\n").join(lines)
+
+    @staticmethod
+    def _when(step: TimelineStep, now: datetime) -> str:
+        if step.at is not None:
+            # A step has happened: a time ahead of ours is the server's clock running ahead.
+            happened = min(_aware(step.at), _aware(now))
+            return f"{relative_time(happened, now)} · {absolute_time(step.at)}"
+        return "in progress" if step.state == StepState.ACTIVE else ""
+
+    def _money_back(self, rental: Rental, now: datetime, width: int) -> list[Content]:
+        """For a rental that stopped: whether the first charge came back, and what to do next."""
+        if rental.status not in (RentalStatus.KYC_REJECTED, RentalStatus.FAILED):
+            return []
+        lines = [Content("")]
+        refund = refund_of(rental)
+        charged = fmt.money(rental.prepaid_nanos, rental.currency) if rental.prepaid_nanos else None
+        if refund is not None:
+            amount = fmt.money(refund.amount_nanos, refund.currency) if refund.amount_nanos is not None else charged
+            when = (f" {relative_time(min(_aware(refund.at), _aware(now)), now)} · {absolute_time(refund.at)}"
+                    if refund.at is not None else "")
+            lines.extend(indented(Content.styled(
+                f"↩ {amount or 'The first charge'} refunded to the wallet{when}", "$success"), width, 1))
+        elif charged:
+            lines.extend(indented(Content.styled(
+                f"↩ No refund of the {charged} taken up front is reported yet: it shows here once the "
+                "server logs it.", "$warning"), width, 1))
+        step = NEXT_STEPS[rental.status]
+        lines.extend(indented(Content.styled(f"Next: {step}", "bold"), width, 1))
+        return lines
 
     def _status_line(self, rental: Rental) -> Content:
         status = rental.status
