@@ -17,6 +17,7 @@ from tests.tui.wizard_host import (
     lose_answer,
     next_step,
     pick_from_search,
+    quiet,
     rental_screen,
     rental_shown,
     set_value,
@@ -210,7 +211,7 @@ async def test_ineligible_account_shows_the_reason_and_stops(make_host):
         assert "cannot rent numbers" in text and "free trial" in text
         assert wizard.query_one("#wizard-next", Button).disabled
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "requirements"
         assert app.spy.posts == []
 
@@ -240,7 +241,7 @@ async def test_deployment_without_telephony_says_rentals_are_unavailable(make_ho
         await until(pilot, lambda: wizard.banner.message)
         assert "unavailable on this deployment" in wizard.banner.message
         assert wizard.query_one("#wizard-next", Button).disabled
-        await pilot.pause(0.2)
+        await quiet(pilot)  # a reload loop would never settle
         assert app.spy.gets == 1  # asked once, not again and again
 
 
@@ -289,7 +290,7 @@ async def test_429_waits_retry_after_with_a_countdown_then_sends_the_same_key(ma
         await confirm_rent(pilot, wizard)
         await until(pilot, lambda: "Sending again in" in str(wizard.query_one("#submit-status").content))
         assert "429" in str(wizard.query_one("#submit-status").content)
-        await until(pilot, lambda: rental_screen(app) is not None, timeout=5)
+        await until(pilot, lambda: rental_screen(app) is not None)
         assert len(app.spy.posts) == 4
         assert len(set(app.spy.keys)) == 1
 
@@ -346,24 +347,24 @@ async def test_fields_are_checked_inline_and_again_on_next(make_host):
         wizard = wizard_of(app)
         await pilot.click("#number")
         await pilot.press(*"12ab")
-        await pilot.pause()
+        await quiet(pilot)
         assert "bare digits or E.164" in str(wizard.query_one("#number-error").content)
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "number"
         set_value(wizard, "number", "912272401010")
         await next_step(pilot, wizard, "requirements")
         await next_step(pilot, wizard, "enduser")
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "enduser"
         assert "Legal name: required" in str(wizard.query_one("#eu-name-error").content)
         set_value(wizard, "eu-name", "Acme")
         set_value(wizard, "eu-email", "ops@")
-        await pilot.pause()
+        await quiet(pilot)
         assert "Email" in str(wizard.query_one("#eu-email-error").content)
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "enduser"
         assert app.spy.posts == []
 
@@ -378,12 +379,12 @@ async def test_each_file_is_checked_as_soon_as_it_is_chosen(make_host, kyc_dir):
         set_value(wizard, "doc-0-path", "kyc/notes.pdf")
         set_value(wizard, "doc-1-path", "kyc/huge.pdf")
         set_value(wizard, "doc-2-path", "kyc/missing.png")
-        await pilot.pause()
+        await quiet(pilot)
         assert "not a PDF, JPEG or PNG" in str(wizard.query_one("#doc-0-path-error").content)
         assert "limit is 5 MB" in str(wizard.query_one("#doc-1-path-error").content)
         assert "not found" in str(wizard.query_one("#doc-2-path-error").content)
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "documents"
         assert "GSTIN: required" in str(wizard.query_one("#doc-0-field-gstin-error").content)
 
@@ -456,8 +457,11 @@ async def test_back_stops_a_429_wait_and_keeps_the_form(make_host):
         await until(pilot, lambda: "Sending again in 30 s" in str(wizard.query_one("#submit-status").content))
         await pilot.press("pageup")
         await until(pilot, lambda: wizard.step == "review")
-        await pilot.pause(1.2)
-        assert len(app.spy.posts) == 3  # nothing more was sent
+        await quiet(pilot)
+        # The countdown that would send again is stopped (the wait is 30 s: watching the clock
+        # for it would make the test slow or prove nothing), and nothing more was sent.
+        assert wizard._countdown_timer is None
+        assert len(app.spy.posts) == 3
         assert values(wizard) == before
 
 

@@ -12,6 +12,7 @@ from tests.tui.wizard_host import (
     follow_to,
     next_step,
     pick_from_search,
+    quiet,
     rental_shown,
     set_value,
     to_documents,
@@ -47,11 +48,11 @@ async def test_documents_step_scrolls_to_the_focused_field_and_the_first_problem
         set_value(wizard, "doc-0-field-gstin", "29ABCDE1234F1ZW")
         set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
         set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
-        await pilot.pause()
+        await quiet(pilot)
         # Next with the signatory's PAN and file missing: it names the first and shows it.
         await pilot.press("pagedown")
         await until(pilot, lambda: on_screen(wizard, "doc-2-field-pan")
-                    and on_screen(wizard, "doc-2-field-pan-error"), timeout=2)
+                    and on_screen(wizard, "doc-2-field-pan-error"))
         assert wizard.step == "documents"
         assert app.screen.focused is wizard.query_one("#doc-2-field-pan", Input)
         message = str(wizard.banner.message)
@@ -59,16 +60,17 @@ async def test_documents_step_scrolls_to_the_focused_field_and_the_first_problem
         # Tab from the top walks down the documents, each field scrolled into view as it is focused.
         # (Focus scrolls smoothly: wait for the scroll to end rather than for a fixed time.)
         wizard.query_one("#doc-0-field-gstin", Input).focus()
-        await until(pilot, lambda: on_screen(wizard, "doc-0-field-gstin"), timeout=2)
+        await until(pilot, lambda: on_screen(wizard, "doc-0-field-gstin"))
         for _ in range(5):
             await pilot.press("tab")
-            await until(pilot, lambda: on_screen(wizard, app.screen.focused.id), timeout=2)
+            await until(pilot, lambda: on_screen(wizard, app.screen.focused.id))
+        pan = wizard.query_one("#doc-2-field-pan", Input)
+        await until(pilot, lambda: app.screen.focused is pan)  # five fields down: the PAN
         await pilot.press(*"ABCDE1234F")
-        assert wizard.query_one("#doc-2-field-pan", Input).value == "ABCDE1234F"
+        await until(pilot, lambda: pan.value == "ABCDE1234F")
         # With the PAN typed, the next problem named is the missing file.
         await pilot.press("pagedown")
-        await until(pilot, lambda: on_screen(wizard, "doc-2-path") and on_screen(wizard, "doc-2-path-error"),
-                    timeout=2)
+        await until(pilot, lambda: on_screen(wizard, "doc-2-path") and on_screen(wizard, "doc-2-path-error"))
         assert app.screen.focused is wizard.query_one("#doc-2-path", Input)
         assert "file: a file is required" in str(wizard.banner.message)
 
@@ -198,7 +200,7 @@ async def test_search_digits_number_form_and_document_identifiers_are_checked(ma
         wizard = wizard_of(app)
         await pilot.click("#pattern")
         await pilot.press(*"45ab", "enter")
-        await pilot.pause()
+        await quiet(pilot)
         assert "Digits it contains: digits only" in str(wizard.query_one("#pattern-error").content)
         assert not wizard.query_one("#results").display  # no search was sent
         assert "Searching" not in str(wizard.query_one("#search-status").content)
@@ -213,14 +215,14 @@ async def test_search_digits_number_form_and_document_identifiers_are_checked(ma
         await next_step(pilot, wizard, "documents")
         set_value(wizard, "doc-0-field-gstin", "abc")
         set_value(wizard, "doc-2-field-pan", "ABCDE12345")
-        await pilot.pause()
+        await quiet(pilot)
         assert "GSTIN: 15 characters, not 3" in str(wizard.query_one("#doc-0-field-gstin-error").content)
         assert "PAN: 5 letters, 4 digits, 1 letter" in str(wizard.query_one("#doc-2-field-pan-error").content)
         set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
         set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
         set_value(wizard, "doc-2-path", "kyc/pan-card.png")
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "documents" and "GSTIN: 15 characters" in str(wizard.banner.message)
         # Lower case is accepted and sent in capitals.
         set_value(wizard, "doc-0-field-gstin", "29abcde1234f1zw")
