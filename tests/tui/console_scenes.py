@@ -158,6 +158,12 @@ async def until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 
         await pilot.pause(0.02)
 
 
+def laid_out(app: App, selector: str) -> bool:
+    """Whether the current screen shows a widget matching ``selector``, laid out: a click lands."""
+    found = app.screen.query(selector)
+    return bool(found) and found.first().region.area > 0
+
+
 async def click_again(pilot: Pilot, selector: str) -> None:
     """Click a button pressed moments ago. A Button ignores clicks for 0.2 s after a press (its
     press effect); a person's second press comes later than that, and a test's must too."""

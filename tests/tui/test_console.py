@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import Input, Static, TextArea
 
-from tests.tui.console_scenes import build_console, console_with_outage, run_from_palette, settle
+from tests.tui.console_scenes import build_console, console_with_outage, quiet, run_from_palette, settle
 from vap_console.sandbox.state import VariableRecord
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
@@ -396,7 +396,7 @@ async def test_theme_is_remembered(tmp_path: Path) -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         console.app.theme = "nord"
-        await pilot.pause()
+        await quiet(pilot)  # saved
     assert Settings.load(path).theme == "nord"
     again = build_console(settings=Settings.load(path))
     async with again.app.run_test(size=SIZE) as pilot:

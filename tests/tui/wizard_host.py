@@ -17,7 +17,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
-from tests.tui.console_scenes import quiet, until
+from tests.tui.console_scenes import laid_out, quiet, until
 from vap_console.api import VapClient
 from vap_console.api.polling import PollSchedule
 from vap_console.credentials import LocalIndex
@@ -238,12 +238,6 @@ async def confirm_rent(pilot: Pilot, wizard: RentalWizard) -> None:
     await until(pilot, lambda: laid_out(pilot.app, "#confirm-yes"))
     await pilot.click("#confirm-yes")
     await pilot.pause()
-
-
-def laid_out(app: App, selector: str) -> bool:
-    """Whether the current screen shows a widget matching ``selector`` (laid out: a click lands)."""
-    found = app.screen.query(selector)
-    return bool(found) and found.first().region.area > 0
 
 
 def rental_screen(app: App) -> RentalScreen | None:
