@@ -159,9 +159,27 @@ async def until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 
 
 
 def laid_out(app: App, selector: str) -> bool:
-    """Whether the current screen shows a widget matching ``selector``, laid out: a click lands."""
+    """Whether the current screen shows a widget matching ``selector`` laid out where a click on
+    it lands (a dialog or a button that has just appeared may not be laid out yet)."""
     found = app.screen.query(selector)
-    return bool(found) and found.first().region.area > 0
+    if not found:
+        return False
+    widget = found.first()
+    region = widget.region
+    if not region.area:
+        return False
+    try:
+        hit, _ = app.screen.get_widget_at(region.x, region.y)
+    except Exception:  # noqa: BLE001 - nothing there yet
+        return False
+    return hit is widget or widget in hit.ancestors
+
+
+async def click(pilot: Pilot, selector: str) -> None:
+    """Click what ``selector`` names once it is on screen where the click lands, as a person
+    clicks what they see; fails if the click lands elsewhere."""
+    await until(pilot, lambda: laid_out(pilot.app, selector))
+    assert await pilot.click(selector), f"the click on {selector} landed elsewhere"
 
 
 async def click_again(pilot: Pilot, selector: str) -> None:
@@ -171,7 +189,7 @@ async def click_again(pilot: Pilot, selector: str) -> None:
 
     button = pilot.app.screen.query_one(selector, Button)
     await until(pilot, lambda: not button.has_class("-active"))
-    await pilot.click(selector)
+    await click(pilot, selector)
 
 
 def _queued(app: App) -> bool:

@@ -11,7 +11,7 @@ import httpx
 from rich.console import Console
 from textual.widgets import Button, Static
 
-from tests.tui.console_scenes import build_console, console_with_outage, run_from_palette, settle, until
+from tests.tui.console_scenes import build_console, click, console_with_outage, run_from_palette, settle, until
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.webcall import WebCallScreen
@@ -51,7 +51,7 @@ async def test_a_banner_clears_when_the_next_action_works_and_retry_repeats_the_
         # Retry pressed with Kabir highlighted still asks for Meera's call (and fails the same way).
         table(console.app).move_to_key(agent_id(console, "Kabir"))
         await settle(pilot)
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await settle(pilot)
         assert isinstance(console.app.screen, AgentsScreen)
         assert console.account.webcalls == []

@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Static
 
 from tests.credentials.backends import FailingKeyring, HangingKeyring, MemoryKeyring
 from tests.credentials.fake_api import GOOD_KEY, NOSCOPE_KEY, REVOKED_KEY, verify_async
-from tests.tui.console_scenes import click_again, fill_login, quiet, until
+from tests.tui.console_scenes import click, click_again, fill_login, quiet, until
 from vap_console.credentials import (
     CredentialsInputError,
     KeyringUnavailable,
@@ -49,7 +49,7 @@ def login_screen(backend, **kw: Any) -> LoginScreen:
 
 
 async def press_save(pilot) -> None:
-    await pilot.click("#login-save")
+    await click(pilot, "#login-save")
     await quiet(pilot)  # the key checked and kept (or refused), the dialog's answer shown
 
 
@@ -130,7 +130,7 @@ async def test_when_the_keyring_fails_the_key_can_be_used_for_this_session_only(
         assert "The key is valid" in status and "no keyring backend was found" in status
         assert "keyrings.alt" in status and "VAP_API_KEY" in status
         assert session_button.region
-        await pilot.click("#login-session")
+        await click(pilot, "#login-session")
         await quiet(pilot)
     assert isinstance(app.result, ResolvedCredentials)
     assert (app.result.source, app.result.key) == ("session", GOOD_KEY)
@@ -189,7 +189,7 @@ async def test_the_start_app_returns_the_credentials() -> None:
         screen = app.screen
         assert "No API key for profile 'default'" in text(screen, "#login-reason")
         screen.query_one("#key", Input).value = GOOD_KEY
-        await pilot.click("#login-save")
+        await click(pilot, "#login-save")
         await quiet(pilot)
     assert app.return_value is not None and app.return_value.source == "keyring"
 
@@ -216,7 +216,7 @@ def test_snapshot_login_keyring_unavailable_offers_session(snap_compare) -> None
 
     async def run_before(pilot) -> None:
         app.screen.query_one("#key", Input).value = GOOD_KEY
-        await pilot.click("#login-save")
+        await click(pilot, "#login-save")
         await quiet(pilot)
 
     assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)
@@ -269,7 +269,7 @@ async def test_a_keyring_known_broken_at_start_offers_the_session_at_once() -> N
     async with app.run_test(size=(100, 40)) as pilot:
         assert screen.query_one("#login-session", Button).region
         screen.query_one("#key", Input).value = REVOKED_KEY
-        await pilot.click("#login-session")
+        await click(pilot, "#login-session")
         await quiet(pilot)
         assert "Key rejected" in text(screen, "#login-status")  # checked before it is used
         assert app.result is UNSET

@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.credentials.backends import FailingKeyring, MemoryKeyring
-from tests.tui.console_scenes import click_again, fill_login, laid_out, quiet, settle, until
+from tests.tui.console_scenes import click, click_again, fill_login, laid_out, quiet, settle, until
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore, LocalIndex, ProfileStore
 from vap_console.tui.app import make_app
@@ -81,7 +81,7 @@ async def test_add_verifies_the_key_and_keeps_it_in_the_keyring(live_sandbox, tw
         login = app.screen
         assert isinstance(login, LoginScreen)
         fill_login(login, "staging", live_sandbox.base_url, "sk_sandbox_revoked")
-        await pilot.click("#login-save")
+        await click(pilot, "#login-save")
         await settle(pilot)
         assert app.screen is login  # refused: the dialog stays, nothing kept
         assert ("vap-console", "staging") not in backend.items

@@ -10,6 +10,7 @@ from textual.widgets import Button, DirectoryTree, Input, ProgressBar
 from tests.e2e.documents import make_pdf
 from tests.tui.wizard_host import (
     answer,
+    click,
     confirm_rent,
     fill_documents,
     fill_end_user,
@@ -48,7 +49,7 @@ async def test_happy_path_from_search_to_active_number(make_host):
         assert "Business registration certificate" in text and "GSTIN" in text
         await next_step(pilot, wizard, "enduser")
         # Typed with keys, as a person would.
-        await pilot.click("#eu-name")
+        await click(pilot, "#eu-name")
         await pilot.press(*"Acme Telecom Pvt Ltd")
         await fill_end_user(pilot, wizard)
         await next_step(pilot, wizard, "documents")
@@ -65,7 +66,7 @@ async def test_happy_path_from_search_to_active_number(make_host):
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         question = str(app.screen.query_one("#confirm-text").content)
         assert "charges" in question and "to your wallet" in question and "₹" in question
-        await pilot.click("#confirm-yes")
+        await click(pilot, "#confirm-yes")
         status = await follow_to(pilot, app, "active", step_seconds=1, limit=80)
         assert status == "active"
         screen = rental_screen(app)
@@ -168,7 +169,7 @@ async def test_0005_carrier_error_keeps_the_form_and_retries_with_the_same_key(m
         assert "telephony_sandbox_error" in wizard.banner.message
         assert "same Idempotency-Key" in wizard.banner.message
         assert values(wizard) == before
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await until(pilot, lambda: len(app.spy.posts) == 2 and not wizard._submitting)
         assert app.spy.keys[0] == app.spy.keys[1]
         assert values(wizard) == before
@@ -319,7 +320,7 @@ async def test_lost_answer_with_no_rental_offers_a_safe_resend_with_the_same_key
         await confirm_rent(pilot, wizard)
         await until(pilot, lambda: "safe to send again" in wizard.banner.message)
         assert values(wizard) == before
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await until(pilot, lambda: rental_screen(app) is not None)
         assert len(app.spy.posts) == 2 and app.spy.keys[0] == app.spy.keys[1]
 
@@ -345,7 +346,7 @@ async def test_fields_are_checked_inline_and_again_on_next(make_host):
     app = make_host()
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
-        await pilot.click("#number")
+        await click(pilot, "#number")
         await pilot.press(*"12ab")
         await quiet(pilot)
         assert "bare digits or E.164" in str(wizard.query_one("#number-error").content)
@@ -428,12 +429,12 @@ async def test_leaving_with_unsent_data_asks_first(make_host):
         set_value(wizard, "number", "912272401010")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
-        await pilot.click("#confirm-no")
+        await click(pilot, "#confirm-no")
         await until(pilot, lambda: app.screen is wizard)
         assert wizard.query_one("#number", Input).value == "912272401010"
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
-        await pilot.click("#confirm-yes")
+        await click(pilot, "#confirm-yes")
         await until(pilot, lambda: wizard not in app.screen_stack)
 
 
@@ -489,7 +490,7 @@ async def test_without_extensions_the_number_is_typed_and_documents_are_named_by
     app.spy.plan.append(lose_answer(after_sending=True))
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
-        await pilot.click("#search")
+        await click(pilot, "#search")
         await until(pilot, lambda: "does not offer number search" in str(wizard.query_one("#search-status").content))
         set_value(wizard, "number", "912272401010")
         await next_step(pilot, wizard, "requirements")
@@ -517,7 +518,7 @@ async def test_without_extensions_the_number_is_typed_and_documents_are_named_by
         # it, so the wizard offers a resend — with the same key, which the server deduplicates.
         await until(pilot, lambda: "safe to send again" in wizard.banner.message)
         assert "rentals this profile remembers" in wizard.banner.message
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await until(pilot, lambda: rental_screen(app) is not None)
         assert len(app.spy.posts) == 2 and app.spy.keys[0] == app.spy.keys[1]
         payload = json.loads(_data_part(app.spy.posts[-1]))

@@ -6,7 +6,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import Input
 
-from tests.tui.console_scenes import build_console
+from tests.tui.console_scenes import build_console, click
 from tests.tui.wizard_host import (
     confirm_rent,
     follow_to,
@@ -92,13 +92,13 @@ async def test_ctrl_c_with_unsent_wizard_input_asks_before_quitting():
     app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = await open_console_wizard(pilot, app)
-        await pilot.click("#number")
+        await click(pilot, "#number")
         await pilot.press(*"912272401010")
         await pilot.press("ctrl+c")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         assert exits == []
         assert "has not been sent" in str(app.screen.query_one("#confirm-text").content)
-        await pilot.click("#confirm-no")  # Stay
+        await click(pilot, "#confirm-no")  # Stay
         await until(pilot, lambda: app.screen is wizard)
         assert wizard.query_one("#number", Input).value == "912272401010"
         assert exits == []
@@ -129,7 +129,7 @@ async def test_question_mark_in_a_field_shows_the_wizards_keys_and_enter_on_the_
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
         assert "? keys" in str(wizard.query_one("#wizard-keys").content)
-        await pilot.click("#number")
+        await click(pilot, "#number")
         await pilot.press(*"912272401010", "?")
         await until(pilot, lambda: isinstance(app.screen, KeysHelpScreen))
         table = app.screen.query_one("#keys-help VerticalScroll Static").content
@@ -162,7 +162,7 @@ async def test_short_wallet_confirm_and_rental_say_it_waits_for_auto_pay(make_ho
         question = str(app.screen.query_one("#confirm-text").content)
         assert "wallet now" not in question
         assert "₹1,000.00" in question and "until auto-pay tops the wallet up" in question
-        await pilot.click("#confirm-yes")
+        await click(pilot, "#confirm-yes")
         screen = await rental_shown(pilot, app)
         assert screen.rental.status == "funding"
         fields = str(screen.query_one("#rental-fields").content)
@@ -198,7 +198,7 @@ async def test_search_digits_number_form_and_document_identifiers_are_checked(ma
     app = make_host()
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
-        await pilot.click("#pattern")
+        await click(pilot, "#pattern")
         await pilot.press(*"45ab", "enter")
         await quiet(pilot)
         assert "Digits it contains: digits only" in str(wizard.query_one("#pattern-error").content)

@@ -17,7 +17,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
-from tests.tui.console_scenes import laid_out, quiet, until
+from tests.tui.console_scenes import click, quiet, until
 from vap_console.api import VapClient
 from vap_console.api.polling import PollSchedule
 from vap_console.credentials import LocalIndex
@@ -162,7 +162,7 @@ async def pick_from_search(pilot: Pilot, wizard: RentalWizard, pattern: str = ""
     """Search, then Enter on the first result (or the one whose number ends with ``ending``)."""
     set_value(wizard, "pattern", pattern)
     set_value(wizard, "city", city)
-    await pilot.click("#search")
+    await click(pilot, "#search")
     table = wizard.query_one("#results", DataTable)
     await until(pilot, lambda: table.row_count > 0)
     numbers = [str(row.value) for row in table.rows]
@@ -235,8 +235,7 @@ async def to_review(pilot: Pilot, wizard: RentalWizard, *, pattern: str | None =
 
 async def confirm_rent(pilot: Pilot, wizard: RentalWizard) -> None:
     await pilot.press("pagedown")
-    await until(pilot, lambda: laid_out(pilot.app, "#confirm-yes"))
-    await pilot.click("#confirm-yes")
+    await click(pilot, "#confirm-yes")
     await pilot.pause()
 
 
