@@ -17,7 +17,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
-from tests.tui.console_scenes import click, quiet, until
+from tests.tui.console_scenes import DEADLINE, click, quiet, until
 from vap_console.api import VapClient
 from vap_console.api.polling import PollSchedule
 from vap_console.credentials import LocalIndex
@@ -244,7 +244,7 @@ def rental_screen(app: App) -> RentalScreen | None:
     return screen if isinstance(screen, RentalScreen) else None
 
 
-async def rental_shown(pilot: Pilot, app: App, timeout: float = 5.0) -> RentalScreen:
+async def rental_shown(pilot: Pilot, app: App, timeout: float = DEADLINE) -> RentalScreen:
     """Wait until the rental screen is up with its rental loaded; that screen."""
     await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental is not None,
                 timeout)
