@@ -230,13 +230,17 @@ async def settle(pilot: Pilot, *, expect_failed_workers: bool = False) -> None:
     app handles it); whether the failed worker is still listed is a matter of timing, so let it pass.
     """
     app = pilot.app
-    for _ in range(2):  # a worker that fails while the app settles is reported by the second round
+
+    async def workers_done() -> None:
         try:
             await app.workers.wait_for_complete()
         except WorkerFailed:
             if not expect_failed_workers:
                 raise
-        await quiet(pilot)
+
+    await workers_done()
+    await quiet(pilot)  # every message handled, every worker they started ended
+    await workers_done()  # reports a worker that failed meanwhile
     for widget in app.screen.query("Input, TextArea"):
         if isinstance(widget, (Input, TextArea)):
             widget.cursor_blink = False
