@@ -13,7 +13,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for_port(port: int, timeout: float = 20) -> None:
+def wait_for_port(port: int, timeout: float = 60) -> None:
     """Return once something accepts connections on 127.0.0.1:``port``; TimeoutError after ``timeout`` s."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

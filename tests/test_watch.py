@@ -191,7 +191,7 @@ def test_the_vap_command_watches_a_served_sandbox(live_sandbox, sandbox_clock, t
         first = proc.stdout.readline()
         assert LINE.match(first) and " kyc_submitted " in first
         sandbox_clock.advance(3600)  # everything happens at once: the next poll sees it active
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=60)  # bounds a hang only
     finally:
         proc.kill()
     assert proc.returncode == 0, err

@@ -122,7 +122,7 @@ class LoopbackServer:
 
     def start(self) -> None:
         self._thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # bounds a failure only; a busy machine may take seconds
         while not self._server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 raise RuntimeError("loopback server did not start")

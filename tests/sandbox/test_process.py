@@ -54,7 +54,7 @@ def test_the_child_stops_when_the_console_is_killed() -> None:
     assert httpx.get(f"{base_url}/v1/voices", headers={"Authorization": f"Bearer {DEFAULT_KEY}"}).status_code == 200
     console.kill()
     console.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # bounds a child that never stops; it stops at once
     while time.monotonic() < deadline:
         try:
             httpx.get(f"{base_url}/v1/voices", timeout=1)

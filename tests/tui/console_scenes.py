@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from textual.app import App
+from textual.command import Command, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
-from textual.worker import WorkerFailed
+from textual.worker import WorkerFailed, WorkerState
 
 from vap_console.api import VapClient
 from vap_console.credentials import LocalIndex
@@ -137,13 +139,47 @@ def console_with_outage(*, down: bool, **options: Any) -> tuple[Console, Outage]
     return console, outages[0]
 
 
-async def until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 5.0) -> None:
-    """Wait until the predicate holds: for what lands a few message hops after a worker ends."""
+# How long `until` waits for a state before the test fails. It bounds a failure and never paces a
+# success, so it is generous: a loaded machine (two busy loops on two cores, the suite's bar) makes
+# a test slower, never red. Well inside pytest's 120 s per test.
+DEADLINE = 60.0
+
+
+async def until(pilot: Pilot, predicate: Callable[[], object], timeout: float = DEADLINE) -> None:
+    """Wait until the predicate holds: for what lands a few message hops after a worker ends.
+
+    ``timeout`` only bounds a failure; pass a shorter one only where the state must come soon.
+    """
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+            raise AssertionError(f"timed out after {timeout:g} s waiting for "
+                                 f"{getattr(predicate, '__name__', predicate)}")
         await pilot.pause(0.02)
+
+
+def laid_out(app: App, selector: str) -> bool:
+    """Whether the current screen shows a widget matching ``selector`` laid out where a click on
+    it lands (a dialog or a button that has just appeared may not be laid out yet)."""
+    found = app.screen.query(selector)
+    if not found:
+        return False
+    widget = found.first()
+    region = widget.region
+    if not region.area:
+        return False
+    try:
+        hit, _ = app.screen.get_widget_at(region.x, region.y)
+    except Exception:  # noqa: BLE001 - nothing there yet
+        return False
+    return hit is widget or widget in hit.ancestors
+
+
+async def click(pilot: Pilot, selector: str) -> None:
+    """Click what ``selector`` names once it is on screen where the click lands, as a person
+    clicks what they see; fails if the click lands elsewhere."""
+    await until(pilot, lambda: laid_out(pilot.app, selector))
+    assert await pilot.click(selector), f"the click on {selector} landed elsewhere"
 
 
 async def click_again(pilot: Pilot, selector: str) -> None:
@@ -153,7 +189,38 @@ async def click_again(pilot: Pilot, selector: str) -> None:
 
     button = pilot.app.screen.query_one(selector, Button)
     await until(pilot, lambda: not button.has_class("-active"))
-    await pilot.click(selector)
+    await click(pilot, selector)
+
+
+def _queued(app: App) -> bool:
+    """Whether a message or callback waits anywhere: the app, every screen on the stack and their
+    widgets. (Textual keeps these in private attributes; the suite pins its version.)"""
+    nodes = [app, *(node for screen in app.screen_stack for node in screen.walk_children(with_self=True))]
+    return any(not node._message_queue.empty() or node._next_callbacks for node in nodes)
+
+
+def _working(app: App) -> bool:
+    return any(worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for worker in app.workers)
+
+
+async def quiet(pilot: Pilot, *, workers: bool = True, timeout: float = DEADLINE) -> None:
+    """Wait until the app has nothing left to do: no message or callback queued anywhere and (with
+    ``workers``) no worker pending or running, seen twice in a row with a pause between.
+
+    For checking that something did NOT happen, or a picture: it looks once every consequence of
+    what the test did has played out, however slow the machine, instead of after a fixed time.
+    (Pilot.pause() alone does not: it returns when the process looks idle, and a process the
+    machine does not schedule looks idle.) A loop that never settles fails after ``timeout``.
+    """
+    app = pilot.app
+    deadline = time.monotonic() + timeout
+    calm = 0
+    while calm < 2:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the app did not settle within {timeout:g} s")
+        await pilot.pause()
+        busy = _queued(app) or (workers and _working(app))
+        calm = 0 if busy else calm + 1
 
 
 async def settle(pilot: Pilot, *, expect_failed_workers: bool = False) -> None:
@@ -163,25 +230,42 @@ async def settle(pilot: Pilot, *, expect_failed_workers: bool = False) -> None:
     app handles it); whether the failed worker is still listed is a matter of timing, so let it pass.
     """
     app = pilot.app
-    for _ in range(3):
+
+    async def workers_done() -> None:
         try:
             await app.workers.wait_for_complete()
         except WorkerFailed:
             if not expect_failed_workers:
                 raise
-        await pilot.pause()
+
+    await workers_done()
+    await quiet(pilot)  # every message handled, every worker they started ended
+    await workers_done()  # reports a worker that failed meanwhile
     for widget in app.screen.query("Input, TextArea"):
         if isinstance(widget, (Input, TextArea)):
             widget.cursor_blink = False
-    await pilot.pause()
+    await quiet(pilot)
+
+
+def palette_first_match(app: App) -> str | None:
+    """The text of the command the open palette highlights (what Enter runs); None while there is none."""
+    screen = app.screen
+    if not isinstance(screen, CommandPalette):
+        return None
+    options = screen.query_one(CommandList)
+    if options.highlighted is None:
+        return None
+    option = options.get_option_at_index(options.highlighted)
+    return str(option.hit.text) if isinstance(option, Command) else None
 
 
 async def run_from_palette(pilot: Pilot, command: str) -> None:
-    """Open the command palette (ctrl+p), type ``command`` and run the first match, as a person would."""
+    """Open the command palette (ctrl+p), type ``command`` and run the first match, as a person would:
+    once the palette, searching in the background, lists the command first."""
     await pilot.press("ctrl+p")
-    await pilot.pause()
+    await until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
     await pilot.press(*command)
-    await pilot.pause(0.3)  # the palette searches in the background
+    await until(pilot, lambda: command.lower() in (palette_first_match(pilot.app) or "").lower())
     await pilot.press("enter")
 
 

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import Input, Static, TextArea
 
-from tests.tui.console_scenes import build_console, console_with_outage, run_from_palette, settle
+from tests.tui.console_scenes import build_console, click, console_with_outage, quiet, run_from_palette, settle
 from vap_console.sandbox.state import VariableRecord
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
@@ -396,7 +396,7 @@ async def test_theme_is_remembered(tmp_path: Path) -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         console.app.theme = "nord"
-        await pilot.pause()
+        await quiet(pilot)  # saved
     assert Settings.load(path).theme == "nord"
     again = build_console(settings=Settings.load(path))
     async with again.app.run_test(size=SIZE) as pilot:
@@ -587,7 +587,7 @@ async def test_a_failed_create_keeps_the_form_and_retry_reuses_the_idempotency_k
         assert "HTTP 502" in banner.message and banner.query_one("#banner-retry").display
         assert form.query_one("#f-name", Input).value == "stock_check"
         assert form.query_one("#f-config-params", TextArea).text == "sku={sku}"
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await settle(pilot)
         assert not isinstance(console.app.screen, ToolFormScreen)
         assert len(spies[0].keys) == 2 and spies[0].keys[0] == spies[0].keys[1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.credentials.backends import MemoryKeyring
-from tests.tui.console_scenes import fill_login, settle
+from tests.tui.console_scenes import click, fill_login, laid_out, settle, until
 from vap_console.credentials import KeyStore
 from vap_console.launch import env_index_name, profile_console
 from vap_console.tui.screens.login import LoginScreen
@@ -38,11 +38,11 @@ async def test_an_env_key_session_says_env_and_follows_the_profile_added(live_sa
         await pilot.press("7")
         await settle(pilot)
         await pilot.press("a")
-        await pilot.pause()
+        await until(pilot, lambda: laid_out(app, "LoginScreen #login-save"))
         login = app.screen
         assert isinstance(login, LoginScreen)
         fill_login(login, "qa1", live_sandbox.base_url, VERIFIED)
-        await pilot.click("#login-save")
+        await click(pilot, "#login-save")
         await settle(pilot)
         assert isinstance(app.screen, ProfilesScreen)
         # qa1 is the only profile, so the active one: the console now runs on it (the env key still wins).

@@ -11,7 +11,7 @@ import httpx
 from rich.console import Console
 from textual.widgets import Button, Static
 
-from tests.tui.console_scenes import build_console, console_with_outage, run_from_palette, settle
+from tests.tui.console_scenes import build_console, click, console_with_outage, run_from_palette, settle, until
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.webcall import WebCallScreen
@@ -51,7 +51,7 @@ async def test_a_banner_clears_when_the_next_action_works_and_retry_repeats_the_
         # Retry pressed with Kabir highlighted still asks for Meera's call (and fails the same way).
         table(console.app).move_to_key(agent_id(console, "Kabir"))
         await settle(pilot)
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await settle(pilot)
         assert isinstance(console.app.screen, AgentsScreen)
         assert console.account.webcalls == []
@@ -132,11 +132,8 @@ async def test_a_429_the_client_waits_out_shows_a_banner_naming_it() -> None:
         await pilot.press("3")
         await settle(pilot)
         await pilot.press("5")  # the fourth request of the minute
-        for _ in range(50):
-            await pilot.pause(0.02)
-            if held[0].limited:
-                break
-        await pilot.pause(0.05)
+        await until(pilot, lambda: held[0].limited)
+        await until(pilot, lambda: "HTTP 429" in console.app.screen.query_one(Banner).message)
         banner = console.app.screen.query_one(Banner)
         assert "HTTP 429, rate_limited" in banner.message
         assert re.search(r"Trying again in \d+ s \(Retry-After\)", banner.message)
@@ -163,13 +160,12 @@ async def test_the_429_banner_counts_down() -> None:
             await pilot.press(key)
             await settle(pilot)
         await pilot.press("4")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: re.search(r"in (\d+) s", console.app.screen.query_one(Banner).message))
         banner = console.app.screen.query_one(Banner)
         first = int(re.search(r"in (\d+) s", banner.message).group(1))
         assert first > 20
         console.clock.advance(20)
-        await pilot.pause(1.2)  # the countdown redraws every second
-        assert f"in {first - 20} s" in banner.message
+        await until(pilot, lambda: f"in {first - 20} s" in banner.message)  # redrawn every second
         go.set()
         await settle(pilot)
         assert banner.message == ""
@@ -254,10 +250,8 @@ async def test_numbers_list_shows_the_status_the_rental_screen_saw() -> None:
         assert rows.row_text(0)[0] == "kyc_submitted"
         rental_id = rows.keys[0]
         await pilot.press("enter")
-        for _ in range(50):  # not settle(): the rental screen's polling worker runs on
-            await pilot.pause(0.02)
-            if isinstance(console.app.screen, RentalScreen):
-                break
+        # Not settle(): the rental screen's polling worker runs on.
+        await until(pilot, lambda: isinstance(console.app.screen, RentalScreen))
         screen = console.app.screen
         assert isinstance(screen, RentalScreen)
         # The carrier decides and the number is bought, on the server, while the screen is open.
@@ -267,19 +261,18 @@ async def test_numbers_list_shows_the_status_the_rental_screen_saw() -> None:
                               ((1, "kyc_accepted"), (2, "purchasing"), (3, "purchased"), (4, "active"))]
         console.clock.advance(300)
         await pilot.press("r")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if screen.rental is not None and screen.rental.status == "active":
-                break
-        assert screen.rental.status == "active"
+        await until(pilot, lambda: screen.rental is not None and screen.rental.status == "active")
         await pilot.press("escape")
-        for _ in range(50):
-            await pilot.pause(0.02)
+
+        def listed_status() -> str | None:
+            if not isinstance(console.app.screen, NumbersScreen):
+                return None
             rows = table(console.app)
-            if rows.row_text(rows.keys.index(rental_id))[0] == "active":
-                break
+            return rows.row_text(rows.keys.index(rental_id))[0] if rental_id in rows.keys else None
+
+        await until(pilot, lambda: listed_status() == "active")
         assert isinstance(console.app.screen, NumbersScreen)
-        assert rows.row_text(rows.keys.index(rental_id))[0] == "active"
+        assert listed_status() == "active"
 
 
 # --- 9: add by id checks the id and keeps the dialog (and the id) on a problem ---

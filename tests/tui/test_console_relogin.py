@@ -6,7 +6,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.credentials.backends import MemoryKeyring
-from tests.tui.console_scenes import settle
+from tests.tui.console_scenes import click, settle
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore
 from vap_console.tui.app import make_app
@@ -58,7 +58,7 @@ async def test_a_401_during_the_session_offers_the_login_and_a_new_key_carries_o
         assert "HTTP 401" in login._reason
         assert login.query_one("#profile", Input).value == "work"
         login.query_one("#key", Input).value = VERIFIED
-        await pilot.click("#login-save")
+        await click(pilot, "#login-save")
         await settle(pilot, expect_failed_workers=True)
         assert isinstance(app.screen, VoicesScreen)
         assert app.connection == "online"

@@ -45,13 +45,19 @@ def test_vap_sandbox_opens_on_numbers_switches_areas_and_quits_cleanly(pane: Tmu
     pane.wait_for("New tool", "quick_tool")
     pane.keys("Escape")
     pane.wait_for("Discard the new tool?")
-    pane.keys("y", "3")
+    pane.keys("y")
+    pane.wait_for("Tools", "lookup_customer", gone=("Discard the new tool?", "quick_tool"))
+    pane.keys("3")
     pane.wait_for("Variables", "agent_name")
     pane.type("/customer")
     pane.wait_for("variables match “customer”")
-    pane.keys("Escape", "?")
+    pane.keys("Escape")  # clears the filter and goes back to the rows
+    pane.wait_for("Variables", "agent_name", gone=("variables match “customer”",))
+    pane.keys("?")
     pane.wait_for("Keys · Variables", "list.refresh")
-    pane.keys("Escape", quit_key)
+    pane.keys("Escape")
+    pane.wait_for("Variables", "agent_name", gone=("Keys · Variables",))
+    pane.keys(quit_key)
     screen = pane.wait_for("VAP-EXITED")
     assert "VAP-EXITED 0" in screen
     assert "Traceback" not in screen and "Error" not in screen

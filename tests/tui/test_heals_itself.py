@@ -25,8 +25,8 @@ async def test_a_list_that_could_not_connect_loads_by_itself_when_the_server_is_
         state = app.screen.query_one(ListState)
         assert state.kind == "error" and "tries again by itself" in str(state.query_one("#state-text").content)
         assert app.connection == "offline"
-        outage.down = False  # no r pressed: the console finds out itself
-        await until(pilot, lambda: app.screen.query_one(RowTable).total_count > 0, timeout=30)
+        outage.down = False  # no r pressed: the console finds out itself (its backoff tops at 30 s)
+        await until(pilot, lambda: app.screen.query_one(RowTable).total_count > 0)
         assert app.connection == "online"
 
 
@@ -45,5 +45,5 @@ async def test_rows_kept_through_an_outage_are_marked_until_reloaded() -> None:
         assert "offline: as of" in count_line(app)
         assert "reloads by itself" in app.screen.query_one(Banner).message
         outage.down = False
-        await until(pilot, lambda: "offline" not in count_line(app), timeout=30)
+        await until(pilot, lambda: "offline" not in count_line(app))
         assert app.connection == "online" and not app.screen.query_one(Banner).message

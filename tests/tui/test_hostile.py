@@ -7,7 +7,7 @@ import httpx
 from textual.events import Paste
 from textual.pilot import Pilot
 
-from tests.tui.console_scenes import build_console, until
+from tests.tui.console_scenes import build_console, click, quiet, until
 from tests.tui.hostile import LINK, LITERALS, MARKUP, Hostile, assert_drawn_safely
 from tests.tui.wizard_host import next_step, set_value
 from vap_console.tui.app import VapApp
@@ -39,9 +39,8 @@ async def shown(pilot: Pilot, where: str) -> str:
     """Wait until every request but the rental follow-ups has its answer drawn; check the screen."""
     app = pilot.app
     for _ in range(3):
-        await until(pilot, lambda: not [w for w in app.workers if w.is_running and w.group not in FOLLOWING],
-                    timeout=30)
-        await pilot.pause()
+        await until(pilot, lambda: not [w for w in app.workers if w.is_running and w.group not in FOLLOWING])
+        await quiet(pilot, workers=False)  # every answer's messages taken in, however slow the machine
     assert app.is_running and app._exception is None, f"{where}: the console stopped"
     return assert_drawn_safely(app, where)
 
@@ -156,7 +155,7 @@ async def test_the_wizard_quotes_requirements_and_search_results_literally() -> 
         await pilot.press("n")
         await shown(pilot, "wizard")
         wizard = pilot.app.screen
-        await pilot.click("#search")
+        await click(pilot, "#search")
         await shown(pilot, "search results")
         set_value(wizard, "number", "912272401010")
         await next_step(pilot, wizard, "requirements")

@@ -7,7 +7,7 @@ import asyncio
 import httpx
 from textual.widgets import Button
 
-from tests.tui.console_scenes import build_console, console_with_outage, settle, until
+from tests.tui.console_scenes import build_console, click, console_with_outage, settle, until
 from vap_console.tui.widgets.list_state import ListState
 from vap_console.tui.widgets.rows import RowTable
 
@@ -34,7 +34,7 @@ async def test_a_click_on_retry_loads_the_list_again() -> None:
         app = console.app
         await settle(pilot, expect_failed_workers=True)
         outage.down = False
-        await pilot.click("#state-retry")
+        await click(pilot, "#state-retry")
         await until(pilot, lambda: app.screen.query_one(RowTable).total_count > 0)
 
 
@@ -72,7 +72,6 @@ async def test_a_stalled_list_says_so_and_offers_retry() -> None:
         await until(pilot, lambda: state.kind == "error", timeout=30)
         assert "stalled" in str(state.query_one("#state-text").content)
         stalls[0].stall = False
-        # The Retry button is built with the first error: wait until it is laid out on screen.
-        await until(pilot, lambda: any(b.region.height for b in app.screen.query("#state-retry")))
-        await pilot.click("#state-retry")
+        # The Retry button is built with the first error: click() waits until it is laid out.
+        await click(pilot, "#state-retry")
         await until(pilot, lambda: app.screen.query_one(RowTable).total_count > 0)

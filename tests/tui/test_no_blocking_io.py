@@ -103,7 +103,7 @@ async def test_index_writes_and_document_checks_never_run_on_the_ui_loop(blockin
         await next_step(pilot, wizard, "review")
         assert "incorporation.pdf" in str(wizard.query_one("#review").content)
         await confirm_rent(pilot, wizard)
-        await until(pilot, lambda: rental_screen(app) is not None, timeout=30)
+        await until(pilot, lambda: rental_screen(app) is not None)
         await app.local_index.flushed()
         blocking_io.thread = None
 

@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Static
 
 from tests.credentials.backends import FailingKeyring, HangingKeyring, MemoryKeyring
 from tests.credentials.fake_api import GOOD_KEY, NOSCOPE_KEY, REVOKED_KEY, verify_async
-from tests.tui.console_scenes import click_again, fill_login, until
+from tests.tui.console_scenes import click, click_again, fill_login, quiet, until
 from vap_console.credentials import (
     CredentialsInputError,
     KeyringUnavailable,
@@ -49,11 +49,8 @@ def login_screen(backend, **kw: Any) -> LoginScreen:
 
 
 async def press_save(pilot) -> None:
-    await pilot.click("#login-save")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await click(pilot, "#login-save")
+    await quiet(pilot)  # the key checked and kept (or refused), the dialog's answer shown
 
 
 def text(screen: LoginScreen, selector: str) -> str:
@@ -133,9 +130,8 @@ async def test_when_the_keyring_fails_the_key_can_be_used_for_this_session_only(
         assert "The key is valid" in status and "no keyring backend was found" in status
         assert "keyrings.alt" in status and "VAP_API_KEY" in status
         assert session_button.region
-        await pilot.click("#login-session")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await click(pilot, "#login-session")
+        await quiet(pilot)
     assert isinstance(app.result, ResolvedCredentials)
     assert (app.result.source, app.result.key) == ("session", GOOD_KEY)
     resolved = screen.keystore.resolve("work")
@@ -169,8 +165,7 @@ async def test_enter_moves_to_the_next_empty_field_then_submits() -> None:
         for ch in GOOD_KEY:
             await pilot.press(ch)
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await quiet(pilot)
     assert app.result.source == "keyring"
     assert backend.items == {("vap-console", "work"): GOOD_KEY}
 
@@ -181,7 +176,7 @@ async def test_escape_cancels_with_nothing_stored() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         fill_login(pilot.app.login, "work", URL, GOOD_KEY)
         await pilot.press("escape")
-        await pilot.pause()
+        await quiet(pilot)
     assert app.result is None and backend.items == {}
 
 
@@ -190,13 +185,12 @@ async def test_the_start_app_returns_the_credentials() -> None:
     app = LoginApp(KeyStore(backend=backend), profile="default", base_url=URL,
                    reason="No API key for profile 'default'.", verify=verify_async)
     async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.pause()
+        await quiet(pilot)
         screen = app.screen
         assert "No API key for profile 'default'" in text(screen, "#login-reason")
         screen.query_one("#key", Input).value = GOOD_KEY
-        await pilot.click("#login-save")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await click(pilot, "#login-save")
+        await quiet(pilot)
     assert app.return_value is not None and app.return_value.source == "keyring"
 
 
@@ -222,9 +216,8 @@ def test_snapshot_login_keyring_unavailable_offers_session(snap_compare) -> None
 
     async def run_before(pilot) -> None:
         app.screen.query_one("#key", Input).value = GOOD_KEY
-        await pilot.click("#login-save")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await click(pilot, "#login-save")
+        await quiet(pilot)
 
     assert snap_compare(app, terminal_size=(100, 34), run_before=run_before)
 
@@ -276,9 +269,8 @@ async def test_a_keyring_known_broken_at_start_offers_the_session_at_once() -> N
     async with app.run_test(size=(100, 40)) as pilot:
         assert screen.query_one("#login-session", Button).region
         screen.query_one("#key", Input).value = REVOKED_KEY
-        await pilot.click("#login-session")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await click(pilot, "#login-session")
+        await quiet(pilot)
         assert "Key rejected" in text(screen, "#login-status")  # checked before it is used
         assert app.result is UNSET
         screen.query_one("#key", Input).value = GOOD_KEY

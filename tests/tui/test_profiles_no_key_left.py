@@ -15,7 +15,7 @@ from textual.widgets import Input
 
 from tests.credentials.backends import FailingKeyring, MemoryKeyring, isolate_xdg
 from tests.credentials.fake_api import fresh_key, verify_async, voices_server
-from tests.tui.console_scenes import fill_login, settle
+from tests.tui.console_scenes import click, fill_login, laid_out, settle, until
 from vap_console import auth_cli
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore
@@ -82,7 +82,7 @@ async def test_a_key_written_through_every_path_is_nowhere(
     async with login_app.run_test(size=SIZE) as pilot:
         login_app.screen.query_one("#key", Input).value = keys["session"]
         screens.append(login_app.export_screenshot())
-        await pilot.click("#login-session")
+        await click(pilot, "#login-session")
         await settle(pilot)
     assert login_app.return_value is not None and login_app.return_value.source == "session"
 
@@ -99,11 +99,11 @@ async def test_a_key_written_through_every_path_is_nowhere(
         app.push_screen(ProfilesScreen(verify=verify_async))
         await settle(pilot)
         await pilot.press("a")
-        await pilot.pause()
+        await until(pilot, lambda: laid_out(app, "LoginScreen #login-save"))
         login = app.screen
         fill_login(login, "added", live_sandbox.base_url, keys["screen"])
         screens.append(app.export_screenshot())
-        await pilot.click("#login-save")
+        await click(pilot, "#login-save")
         await settle(pilot)
         profiles = app.screen
         assert isinstance(profiles, ProfilesScreen)

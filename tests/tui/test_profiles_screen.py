@@ -10,10 +10,11 @@ import pytest
 from textual.widgets import Input
 
 from tests.credentials.backends import FailingKeyring, MemoryKeyring
-from tests.tui.console_scenes import click_again, fill_login, settle
+from tests.tui.console_scenes import click, click_again, fill_login, laid_out, quiet, settle, until
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore, LocalIndex, ProfileStore
 from vap_console.tui.app import make_app
+from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.login import LoginScreen
 from vap_console.tui.screens.profiles import ProfilesScreen
 from vap_console.tui.widgets.banner import Banner
@@ -76,11 +77,11 @@ async def test_add_verifies_the_key_and_keeps_it_in_the_keyring(live_sandbox, tw
     async with app.run_test(size=SIZE) as pilot:
         await open_profiles(pilot)
         await pilot.press("a")
-        await pilot.pause()
+        await until(pilot, lambda: laid_out(app, "LoginScreen #login-save"))
         login = app.screen
         assert isinstance(login, LoginScreen)
         fill_login(login, "staging", live_sandbox.base_url, "sk_sandbox_revoked")
-        await pilot.click("#login-save")
+        await click(pilot, "#login-save")
         await settle(pilot)
         assert app.screen is login  # refused: the dialog stays, nothing kept
         assert ("vap-console", "staging") not in backend.items
@@ -145,12 +146,12 @@ async def test_remove_drops_key_profile_and_index_after_a_confirm(live_sandbox, 
         screen = await open_profiles(pilot)
         screen.query_one(RowTable).move_to_key("spare")
         await pilot.press("d")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")  # kept
         await settle(pilot)
         assert ProfileStore().get("spare") is not None
         await pilot.press("d")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await settle(pilot)
         assert [r[1] for r in rows(screen)] == ["main"]
@@ -184,7 +185,7 @@ async def test_a_failing_keyring_is_explained_once_and_nothing_breaks(live_sandb
         # Removing needs the keyring: refused with the reason, nothing changed.
         screen.query_one(RowTable).move_to_key("spare")
         await pilot.press("d")
-        await pilot.pause()
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await settle(pilot)
         assert "Nothing was changed" in screen.query_one(Banner).message
@@ -197,7 +198,7 @@ async def test_on_the_sandbox_console_profiles_say_they_are_not_used(live_sandbo
         screen = await open_profiles(pilot)
         assert "embedded sandbox" in screen.query_one(Banner).message
         await pilot.press("a")
-        await pilot.pause()
+        await quiet(pilot)
         assert app.screen is screen
 
 
@@ -207,8 +208,7 @@ async def test_escape_goes_back(live_sandbox, two_profiles) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await open_profiles(pilot)
         await pilot.press("escape")
-        await pilot.pause()
-        assert not isinstance(app.screen, ProfilesScreen)
+        await until(pilot, lambda: not isinstance(app.screen, ProfilesScreen))
 
 
 def test_snapshot_profiles(snap_compare, sandbox_transport) -> None:
@@ -240,8 +240,7 @@ async def test_pressing_7_again_keeps_one_profiles_screen(live_sandbox, two_prof
         await settle(pilot)
         assert app.screen is screen and len(app.screen_stack) == depth
         await pilot.press("escape")
-        await pilot.pause()
-        assert not isinstance(app.screen, ProfilesScreen)
+        await until(pilot, lambda: not isinstance(app.screen, ProfilesScreen))
 
 
 async def test_on_the_sandbox_profiles_offers_no_keys_that_cannot_work() -> None:

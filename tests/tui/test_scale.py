@@ -61,7 +61,9 @@ async def move_to(pilot, key: str) -> None:  # noqa: ANN001
     for _ in range(rows.row_count):
         if rows.cursor_key == key:
             return
+        at = rows.cursor
         await pilot.press("down")
+        await until(pilot, lambda: rows.cursor != at)  # one row at a time: no overshoot
     raise AssertionError(f"no row {key}")
 
 
@@ -74,14 +76,15 @@ async def test_fifty_thousand_variables_are_counted_browsed_and_filtered(seed) -
         rows = table(app)
         first = rows.cursor_key
         await pilot.press("down", "down", "down")
-        assert rows.cursor == 3 and rows.cursor_key != first
+        await until(pilot, lambda: rows.cursor == 3)
+        assert rows.cursor_key != first
         await pilot.press("end")
         await settle(pilot)
         assert rows.cursor == 49_999
         assert rows.cursor_key == "20000000-0000-4000-8000-000000049999"
         assert "{" + short_name(49_999) + "}" in plain(app.screen.query_one("#detail", Static))
         await pilot.press("pageup", "up")
-        assert rows.cursor < 49_999
+        await until(pilot, lambda: rows.cursor < 49_999)
         await pilot.press("slash", *"caller_4999")
         await settle(pilot)
         matching = sum("caller_4999" in short_name(i) for i in range(50_000))
@@ -188,7 +191,7 @@ async def test_a_long_detail_scrolls_with_the_keys_and_starts_at_the_top_for_the
         await settle(pilot)
         detail = app.screen.query_one("#detail", Static)
         await pilot.press("tab")
-        assert app.focused is detail
+        await until(pilot, lambda: app.focused is detail)
         await pilot.press("pagedown", "pagedown")
         await settle(pilot)
         assert detail.scroll_y > 0

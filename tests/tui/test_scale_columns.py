@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 
 from bench._huge import Sizes, huge_bodies, seed_bodies, serving
-from tests.tui.console_scenes import build_console, settle, until
+from tests.tui.console_scenes import build_console, quiet, settle, until
 from vap_console.tui.widgets.rows import Column, RowTable, cell_width, fit_cell, fit_text, make_row
 
 # Pieces of each script: a character, a conjunct with its marks, a joined emoji, a flag.
@@ -94,15 +94,15 @@ async def test_rows_in_every_script_line_up_in_cells() -> None:
             for i, name in enumerate(NAMES * 2)
         ]
         table.set_rows(rows)
-        await pilot.pause()
+        await quiet(pilot)
         assert_aligned(table, lines=min(len(rows) + 1, table.size.height))
         # Narrower: every column gives up width, and the cut cells still fill exactly their width.
         await pilot.resize_terminal(50, 20)
-        await pilot.pause()
+        await quiet(pilot)
         assert_aligned(table, lines=min(len(rows) + 1, table.size.height))
         # A row with fewer cells than columns still fills the line, no more.
         table.set_rows([make_row("short", ("歯科 only", "two"))])
-        await pilot.pause()
+        await quiet(pilot)
         strip = table.render_line(1)
         assert strip.cell_length == table.scrollable_content_region.width
         assert cell_len("".join(segment.text for segment in strip)) == strip.cell_length
@@ -132,5 +132,5 @@ async def test_the_console_lines_up_names_in_devanagari_cjk_and_emoji(unfreeze) 
             await settle(pilot)
             table = app.screen.query_one(RowTable)
             await until(pilot, lambda: table.total_count == 40)
-            await pilot.pause()
+            await quiet(pilot)
             assert_aligned(table, lines=table.size.height)

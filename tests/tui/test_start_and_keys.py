@@ -10,7 +10,7 @@ from rich.console import Console as RichConsole
 from rich.text import Text
 from textual.binding import Binding
 
-from tests.tui.console_scenes import build_console, settle, until
+from tests.tui.console_scenes import build_console, quiet, settle, until
 from vap_console.tui.pairs import Pairs
 from vap_console.tui.screens import base
 from vap_console.tui.screens.base import FIRST_PAINT_WAIT
@@ -24,13 +24,15 @@ SIZE = (120, 36)
 
 
 class Slow(httpx.AsyncBaseTransport):
-    """Holds every answer back a while, as a distant server would."""
+    """Holds every answer back until ``release`` is set, as a distant server would: however slow
+    the machine, the answer cannot come before the test has seen what shows meanwhile."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, delay: float) -> None:
-        self.inner, self.delay = inner, delay
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.release = asyncio.Event()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        await asyncio.sleep(self.delay)
+        await self.release.wait()
         return await self.inner.handle_async_request(request)
 
 
@@ -65,13 +67,16 @@ async def test_a_quick_server_the_first_screen_appears_with_its_rows_not_a_loadi
 
 
 async def test_a_slow_server_the_loading_state_shows_after_the_short_wait() -> None:
-    console = build_console(transport_wrapper=lambda inner: Slow(inner, FIRST_PAINT_WAIT + 2.5))
+    slow: list[Slow] = []
+    console = build_console(transport_wrapper=lambda inner: slow.append(Slow(inner)) or slow[-1])
     frames = record_frames(console.app)
     async with console.app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: "loading" in frames, timeout=FIRST_PAINT_WAIT + 2)
-        await until(pilot, lambda: bool(console.app.screen.query("#state-spinner")), timeout=2)
+        # Painting waits FIRST_PAINT_WAIT for the first answer, then shows the loading state.
+        await until(pilot, lambda: "loading" in frames)
+        await until(pilot, lambda: bool(console.app.screen.query("#state-spinner")))
         assert console.app.screen.query_one("#state-spinner").display, "a slow load shows the spinner"
         assert console.app.screen.query_one(RowTable).row_count == 0
+        slow[0].release.set()  # the answer comes
         await settle(pilot)
         assert frames[-1] == "rows"
 
@@ -130,7 +135,7 @@ def test_a_key_the_screen_disables_is_drawn_dim() -> None:
     async def run() -> Text:
         app = Host()
         async with app.run_test(size=(60, 3)) as pilot:
-            await pilot.pause()
+            await quiet(pilot)
             return app.query_one(KeyBar).render()
 
     line = asyncio.run(run())
@@ -210,8 +215,6 @@ async def test_hovering_a_key_in_the_key_bar_shows_what_it_does() -> None:
         bar = console.app.screen.query_one(KeyBar)
         text = bar_text(console.app)
         await pilot.hover(KeyBar, offset=(text.index("n Rent a number") + 1, 0))
-        await pilot.pause()
-        assert "KYC rental wizard" in str(bar.tooltip)
+        await until(pilot, lambda: "KYC rental wizard" in str(bar.tooltip))
         await pilot.hover(KeyBar, offset=(text.index("a Add by id") + 1, 0))
-        await pilot.pause()
-        assert str(bar.tooltip) == "Track a rental by its id"
+        await until(pilot, lambda: str(bar.tooltip) == "Track a rental by its id")

@@ -7,7 +7,16 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.documents import make_kyc_set
-from tests.tui.wizard_host import Host, rent_async, rent_now, rental_screen, rental_shown, until
+from tests.tui.wizard_host import (
+    Host,
+    answer_after_now,
+    quiet,
+    rent_async,
+    rent_now,
+    rental_screen,
+    rental_shown,
+    until,
+)
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.server import start_in_thread
@@ -38,9 +47,9 @@ async def test_timeline_goes_through_every_state_and_stops_polling(host, docs):
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await rental_shown(pilot, app)
         seen = [screen.rental.status]
-        for _ in range(60):
+        for _ in range(60):  # the rental settles 20 s after it was created
             app.clock.advance(1)
-            await pilot.pause(0.05)
+            await answer_after_now(pilot, app, screen)  # every second is seen: no state skipped
             if screen.rental.status != seen[-1]:
                 seen.append(screen.rental.status)
             if not screen.polling:
@@ -49,7 +58,7 @@ async def test_timeline_goes_through_every_state_and_stops_polling(host, docs):
         text = screen.timeline.render().plain
         assert "+912272401010  active" in text and text.count("✔") == 5
         gets = app.spy.gets
-        await pilot.pause(0.3)
+        await quiet(pilot)  # a poller still running would never let the app settle
         assert app.spy.gets == gets  # stopped at the terminal state
         assert app.bells == 3
 
@@ -80,9 +89,9 @@ async def test_latency_drops_and_502s_while_polling_end_in_the_right_state(host,
         rental_id = await rent_async(app, number, docs)
         app.open_rental = rental_id
         async with app.run_test(size=(120, 36)) as pilot:
-            screen = await rental_shown(pilot, app, timeout=10)
+            screen = await rental_shown(pilot, app)
             clock.advance(120)
-            await until(pilot, lambda: not screen.polling, timeout=15)
+            await until(pilot, lambda: not screen.polling)
             assert screen.rental.status == final
             assert "✖" in screen.timeline.render().plain or final == "active"
 
@@ -94,7 +103,10 @@ async def test_remembered_rentals_are_followed_from_the_start(host, docs):
     app.local_index.index.add("rentals", first)
     app.local_index.index.add("rentals", second)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(0.2)
+        # Both followed from their first answer (still waiting) before the clock moves on: the
+        # second poll of each is only sent once the first answer has been taken in.
+        await until(pilot, lambda: all(app.spy.get_paths[f"/v1/phone-numbers/{rental_id}"] >= 2
+                                       for rental_id in (first, second)))
         app.clock.advance(120)
         await until(pilot, lambda: any("kyc_rejected" in t for t in app.toasts)
                     and any(": active" in t for t in app.toasts))

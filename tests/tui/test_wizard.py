@@ -10,6 +10,7 @@ from textual.widgets import Button, DirectoryTree, Input, ProgressBar
 from tests.e2e.documents import make_pdf
 from tests.tui.wizard_host import (
     answer,
+    click,
     confirm_rent,
     fill_documents,
     fill_end_user,
@@ -17,6 +18,7 @@ from tests.tui.wizard_host import (
     lose_answer,
     next_step,
     pick_from_search,
+    quiet,
     rental_screen,
     rental_shown,
     set_value,
@@ -47,7 +49,7 @@ async def test_happy_path_from_search_to_active_number(make_host):
         assert "Business registration certificate" in text and "GSTIN" in text
         await next_step(pilot, wizard, "enduser")
         # Typed with keys, as a person would.
-        await pilot.click("#eu-name")
+        await click(pilot, "#eu-name")
         await pilot.press(*"Acme Telecom Pvt Ltd")
         await fill_end_user(pilot, wizard)
         await next_step(pilot, wizard, "documents")
@@ -64,7 +66,7 @@ async def test_happy_path_from_search_to_active_number(make_host):
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         question = str(app.screen.query_one("#confirm-text").content)
         assert "charges" in question and "to your wallet" in question and "₹" in question
-        await pilot.click("#confirm-yes")
+        await click(pilot, "#confirm-yes")
         status = await follow_to(pilot, app, "active", step_seconds=1, limit=80)
         assert status == "active"
         screen = rental_screen(app)
@@ -168,7 +170,7 @@ async def test_0005_carrier_error_keeps_the_form_and_retries_with_the_same_key(m
         assert "telephony_sandbox_error" in wizard.banner.message
         assert "same Idempotency-Key" in wizard.banner.message
         assert values(wizard) == before
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await until(pilot, lambda: len(app.spy.posts) == 2 and not wizard._submitting)
         assert app.spy.keys[0] == app.spy.keys[1]
         assert values(wizard) == before
@@ -211,7 +213,7 @@ async def test_ineligible_account_shows_the_reason_and_stops(make_host):
         assert "cannot rent numbers" in text and "free trial" in text
         assert wizard.query_one("#wizard-next", Button).disabled
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "requirements"
         assert app.spy.posts == []
 
@@ -241,7 +243,7 @@ async def test_deployment_without_telephony_says_rentals_are_unavailable(make_ho
         await until(pilot, lambda: wizard.banner.message)
         assert "unavailable on this deployment" in wizard.banner.message
         assert wizard.query_one("#wizard-next", Button).disabled
-        await pilot.pause(0.2)
+        await quiet(pilot)  # a reload loop would never settle
         assert app.spy.gets == 1  # asked once, not again and again
 
 
@@ -290,7 +292,7 @@ async def test_429_waits_retry_after_with_a_countdown_then_sends_the_same_key(ma
         await confirm_rent(pilot, wizard)
         await until(pilot, lambda: "Sending again in" in str(wizard.query_one("#submit-status").content))
         assert "429" in str(wizard.query_one("#submit-status").content)
-        await until(pilot, lambda: rental_screen(app) is not None, timeout=5)
+        await until(pilot, lambda: rental_screen(app) is not None)
         assert len(app.spy.posts) == 4
         assert len(set(app.spy.keys)) == 1
 
@@ -319,7 +321,7 @@ async def test_lost_answer_with_no_rental_offers_a_safe_resend_with_the_same_key
         await confirm_rent(pilot, wizard)
         await until(pilot, lambda: "safe to send again" in wizard.banner.message)
         assert values(wizard) == before
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await until(pilot, lambda: rental_screen(app) is not None)
         assert len(app.spy.posts) == 2 and app.spy.keys[0] == app.spy.keys[1]
 
@@ -345,26 +347,26 @@ async def test_fields_are_checked_inline_and_again_on_next(make_host):
     app = make_host()
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
-        await pilot.click("#number")
+        await click(pilot, "#number")
         await pilot.press(*"12ab")
-        await pilot.pause()
+        await quiet(pilot)
         assert "bare digits or E.164" in str(wizard.query_one("#number-error").content)
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "number"
         set_value(wizard, "number", "912272401010")
         await next_step(pilot, wizard, "requirements")
         await next_step(pilot, wizard, "enduser")
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "enduser"
         assert "Legal name: required" in str(wizard.query_one("#eu-name-error").content)
         set_value(wizard, "eu-name", "Acme")
         set_value(wizard, "eu-email", "ops@")
-        await pilot.pause()
+        await quiet(pilot)
         assert "Email" in str(wizard.query_one("#eu-email-error").content)
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "enduser"
         assert app.spy.posts == []
 
@@ -379,12 +381,12 @@ async def test_each_file_is_checked_as_soon_as_it_is_chosen(make_host, kyc_dir):
         set_value(wizard, "doc-0-path", "kyc/notes.pdf")
         set_value(wizard, "doc-1-path", "kyc/huge.pdf")
         set_value(wizard, "doc-2-path", "kyc/missing.png")
-        await pilot.pause()
+        await quiet(pilot)
         assert "not a PDF, JPEG or PNG" in str(wizard.query_one("#doc-0-path-error").content)
         assert "limit is 5 MB" in str(wizard.query_one("#doc-1-path-error").content)
         assert "not found" in str(wizard.query_one("#doc-2-path-error").content)
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "documents"
         assert "GSTIN: required" in str(wizard.query_one("#doc-0-field-gstin-error").content)
 
@@ -428,12 +430,12 @@ async def test_leaving_with_unsent_data_asks_first(make_host):
         set_value(wizard, "number", "912272401010")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
-        await pilot.click("#confirm-no")
+        await click(pilot, "#confirm-no")
         await until(pilot, lambda: app.screen is wizard)
         assert wizard.query_one("#number", Input).value == "912272401010"
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
-        await pilot.click("#confirm-yes")
+        await click(pilot, "#confirm-yes")
         await until(pilot, lambda: wizard not in app.screen_stack)
 
 
@@ -457,8 +459,11 @@ async def test_back_stops_a_429_wait_and_keeps_the_form(make_host):
         await until(pilot, lambda: "Sending again in 30 s" in str(wizard.query_one("#submit-status").content))
         await pilot.press("pageup")
         await until(pilot, lambda: wizard.step == "review")
-        await pilot.pause(1.2)
-        assert len(app.spy.posts) == 3  # nothing more was sent
+        await quiet(pilot)
+        # The countdown that would send again is stopped (the wait is 30 s: watching the clock
+        # for it would make the test slow or prove nothing), and nothing more was sent.
+        assert wizard._countdown_timer is None
+        assert len(app.spy.posts) == 3
         assert values(wizard) == before
 
 
@@ -486,7 +491,7 @@ async def test_without_extensions_the_number_is_typed_and_documents_are_named_by
     app.spy.plan.append(lose_answer(after_sending=True))
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
-        await pilot.click("#search")
+        await click(pilot, "#search")
         await until(pilot, lambda: "does not offer number search" in str(wizard.query_one("#search-status").content))
         set_value(wizard, "number", "912272401010")
         await next_step(pilot, wizard, "requirements")
@@ -514,7 +519,7 @@ async def test_without_extensions_the_number_is_typed_and_documents_are_named_by
         # it, so the wizard offers a resend — with the same key, which the server deduplicates.
         await until(pilot, lambda: "safe to send again" in wizard.banner.message)
         assert "rentals this profile remembers" in wizard.banner.message
-        await pilot.click("#banner-retry")
+        await click(pilot, "#banner-retry")
         await until(pilot, lambda: rental_screen(app) is not None)
         assert len(app.spy.posts) == 2 and app.spy.keys[0] == app.spy.keys[1]
         payload = json.loads(_data_part(app.spy.posts[-1]))

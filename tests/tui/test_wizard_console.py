@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
+import httpx
 import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.e2e.documents import make_kyc_set
-from tests.tui.console_scenes import build_console
+from tests.tui.console_scenes import build_console, palette_first_match
 from tests.tui.wizard_host import (
     confirm_rent,
     follow_to,
@@ -60,7 +63,7 @@ async def test_the_command_palette_offers_the_wizard():
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"rent a number")
-        await pilot.pause(0.5)
+        await until(pilot, lambda: "rent a number" in (palette_first_match(app) or "").lower())
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, RentalWizard))
         assert app.screen.query_one("#pattern", Input).has_focus
@@ -79,8 +82,23 @@ async def test_enter_on_a_rental_opens_its_live_timeline():
             screen.rental.e164 or screen.rental.number or screen.rental.requested_number)
 
 
+class CountGets(httpx.AsyncBaseTransport):
+    """Passes every request through; counts the GETs of each path."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.gets: Counter[str] = Counter()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            self.gets[request.url.path] += 1
+        return await self.inner.handle_async_request(request)
+
+
 async def test_remembered_rentals_resume_on_the_next_start(tmp_path, kyc_dir):
-    console = build_console(index_dir=tmp_path / "index")
+    counters: list[CountGets] = []
+    console = build_console(index_dir=tmp_path / "index",
+                            transport_wrapper=lambda inner: counters.append(CountGets(inner)) or counters[-1])
     pending_id = await rent_on_sandbox(console.sandbox, console.api_key, "912272401010",
                                        make_kyc_set(kyc_dir))
     # Created by this profile in an earlier run, still waiting for the carrier.
@@ -90,7 +108,9 @@ async def test_remembered_rentals_resume_on_the_next_start(tmp_path, kyc_dir):
     app.notify = lambda message, **kw: toasts.append(message)  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await numbers_loaded(pilot)
-        await pilot.pause(0.3)  # the first poll sees it still waiting
+        # Polled three times: the second answer (still waiting, like the first) has been compared
+        # with the first by the time the third is asked for.
+        await until(pilot, lambda: counters[0].gets[f"/v1/phone-numbers/{pending_id}"] >= 3)
         assert toasts == []
         console.clock.advance(3600)
         await until(pilot, lambda: any(t.startswith("+912272401010: active") for t in toasts))

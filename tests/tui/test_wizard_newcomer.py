@@ -7,10 +7,12 @@ import pytest
 from textual.widgets import DataTable
 
 from tests.tui.wizard_host import (
+    click,
     fill_documents,
     fill_end_user,
     next_step,
     pick_from_search,
+    quiet,
     set_value,
     to_review,
     until,
@@ -37,11 +39,11 @@ async def test_a_gstin_with_a_wrong_check_character_is_refused_on_its_field(make
         await next_step(pilot, wizard, "documents")
         await fill_documents(pilot, wizard)
         set_value(wizard, "doc-0-field-gstin", "27ABCDE1234F1ZX")
-        await pilot.pause()
+        await quiet(pilot)
         error = str(wizard.query_one("#doc-0-field-gstin-error").content)
         assert "check character is X" in error and "must be" in error
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "documents"  # not sent on
         set_value(wizard, "doc-0-field-gstin", "27ABCDE1234F1Z" + gstin_check_character("27ABCDE1234F1Z"))
         await next_step(pilot, wizard, "review")
@@ -56,7 +58,7 @@ async def test_one_number_found_is_said_in_the_singular(make_host):
         only = str(next(iter(table.rows)).value)
         set_value(wizard, "pattern", only)
         set_value(wizard, "city", "")
-        await pilot.click("#search")
+        await click(pilot, "#search")
         await until(pilot, lambda: table.row_count == 1)
         assert str(wizard.query_one("#search-status").content).startswith("1 number found")
 

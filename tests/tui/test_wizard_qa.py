@@ -6,12 +6,13 @@ import pytest
 from rich.console import Console
 from textual.widgets import Input
 
-from tests.tui.console_scenes import build_console
+from tests.tui.console_scenes import build_console, click
 from tests.tui.wizard_host import (
     confirm_rent,
     follow_to,
     next_step,
     pick_from_search,
+    quiet,
     rental_shown,
     set_value,
     to_documents,
@@ -47,11 +48,11 @@ async def test_documents_step_scrolls_to_the_focused_field_and_the_first_problem
         set_value(wizard, "doc-0-field-gstin", "29ABCDE1234F1ZW")
         set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
         set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
-        await pilot.pause()
+        await quiet(pilot)
         # Next with the signatory's PAN and file missing: it names the first and shows it.
         await pilot.press("pagedown")
         await until(pilot, lambda: on_screen(wizard, "doc-2-field-pan")
-                    and on_screen(wizard, "doc-2-field-pan-error"), timeout=2)
+                    and on_screen(wizard, "doc-2-field-pan-error"))
         assert wizard.step == "documents"
         assert app.screen.focused is wizard.query_one("#doc-2-field-pan", Input)
         message = str(wizard.banner.message)
@@ -59,16 +60,17 @@ async def test_documents_step_scrolls_to_the_focused_field_and_the_first_problem
         # Tab from the top walks down the documents, each field scrolled into view as it is focused.
         # (Focus scrolls smoothly: wait for the scroll to end rather than for a fixed time.)
         wizard.query_one("#doc-0-field-gstin", Input).focus()
-        await until(pilot, lambda: on_screen(wizard, "doc-0-field-gstin"), timeout=2)
+        await until(pilot, lambda: on_screen(wizard, "doc-0-field-gstin"))
         for _ in range(5):
             await pilot.press("tab")
-            await until(pilot, lambda: on_screen(wizard, app.screen.focused.id), timeout=2)
+            await until(pilot, lambda: on_screen(wizard, app.screen.focused.id))
+        pan = wizard.query_one("#doc-2-field-pan", Input)
+        await until(pilot, lambda: app.screen.focused is pan)  # five fields down: the PAN
         await pilot.press(*"ABCDE1234F")
-        assert wizard.query_one("#doc-2-field-pan", Input).value == "ABCDE1234F"
+        await until(pilot, lambda: pan.value == "ABCDE1234F")
         # With the PAN typed, the next problem named is the missing file.
         await pilot.press("pagedown")
-        await until(pilot, lambda: on_screen(wizard, "doc-2-path") and on_screen(wizard, "doc-2-path-error"),
-                    timeout=2)
+        await until(pilot, lambda: on_screen(wizard, "doc-2-path") and on_screen(wizard, "doc-2-path-error"))
         assert app.screen.focused is wizard.query_one("#doc-2-path", Input)
         assert "file: a file is required" in str(wizard.banner.message)
 
@@ -90,13 +92,13 @@ async def test_ctrl_c_with_unsent_wizard_input_asks_before_quitting():
     app.exit = lambda *a, **k: exits.append(a)  # type: ignore[method-assign]
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = await open_console_wizard(pilot, app)
-        await pilot.click("#number")
+        await click(pilot, "#number")
         await pilot.press(*"912272401010")
         await pilot.press("ctrl+c")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         assert exits == []
         assert "has not been sent" in str(app.screen.query_one("#confirm-text").content)
-        await pilot.click("#confirm-no")  # Stay
+        await click(pilot, "#confirm-no")  # Stay
         await until(pilot, lambda: app.screen is wizard)
         assert wizard.query_one("#number", Input).value == "912272401010"
         assert exits == []
@@ -127,7 +129,7 @@ async def test_question_mark_in_a_field_shows_the_wizards_keys_and_enter_on_the_
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
         assert "? keys" in str(wizard.query_one("#wizard-keys").content)
-        await pilot.click("#number")
+        await click(pilot, "#number")
         await pilot.press(*"912272401010", "?")
         await until(pilot, lambda: isinstance(app.screen, KeysHelpScreen))
         table = app.screen.query_one("#keys-help VerticalScroll Static").content
@@ -160,7 +162,7 @@ async def test_short_wallet_confirm_and_rental_say_it_waits_for_auto_pay(make_ho
         question = str(app.screen.query_one("#confirm-text").content)
         assert "wallet now" not in question
         assert "₹1,000.00" in question and "until auto-pay tops the wallet up" in question
-        await pilot.click("#confirm-yes")
+        await click(pilot, "#confirm-yes")
         screen = await rental_shown(pilot, app)
         assert screen.rental.status == "funding"
         fields = str(screen.query_one("#rental-fields").content)
@@ -196,9 +198,9 @@ async def test_search_digits_number_form_and_document_identifiers_are_checked(ma
     app = make_host()
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = wizard_of(app)
-        await pilot.click("#pattern")
+        await click(pilot, "#pattern")
         await pilot.press(*"45ab", "enter")
-        await pilot.pause()
+        await quiet(pilot)
         assert "Digits it contains: digits only" in str(wizard.query_one("#pattern-error").content)
         assert not wizard.query_one("#results").display  # no search was sent
         assert "Searching" not in str(wizard.query_one("#search-status").content)
@@ -213,14 +215,14 @@ async def test_search_digits_number_form_and_document_identifiers_are_checked(ma
         await next_step(pilot, wizard, "documents")
         set_value(wizard, "doc-0-field-gstin", "abc")
         set_value(wizard, "doc-2-field-pan", "ABCDE12345")
-        await pilot.pause()
+        await quiet(pilot)
         assert "GSTIN: 15 characters, not 3" in str(wizard.query_one("#doc-0-field-gstin-error").content)
         assert "PAN: 5 letters, 4 digits, 1 letter" in str(wizard.query_one("#doc-2-field-pan-error").content)
         set_value(wizard, "doc-0-path", "kyc/incorporation.pdf")
         set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
         set_value(wizard, "doc-2-path", "kyc/pan-card.png")
         await pilot.press("pagedown")
-        await pilot.pause()
+        await quiet(pilot)
         assert wizard.step == "documents" and "GSTIN: 15 characters" in str(wizard.banner.message)
         # Lower case is accepted and sent in capitals.
         set_value(wizard, "doc-0-field-gstin", "29abcde1234f1zw")

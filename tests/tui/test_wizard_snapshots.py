@@ -13,6 +13,7 @@ from tests.tui.wizard_host import (
     fill_documents,
     next_step,
     pick_from_search,
+    quiet,
     set_value,
     to_documents,
     to_review,
@@ -36,7 +37,7 @@ async def settle(pilot) -> None:
     # a row draw the same picture.
     previous = None
     for _ in range(100):
-        await pilot.pause()
+        await quiet(pilot)  # every message handled: Pilot.pause() can return with some queued
         await pilot.wait_for_scheduled_animations()
         current = pilot.app.export_screenshot()
         if current == previous:

@@ -38,6 +38,6 @@ async def test_an_unusable_answer_is_checked_before_anything_is_sent_again(make_
         wizard = wizard_of(app)
         await to_review(pilot, wizard)
         await confirm_rent(pilot, wizard)
-        await until(pilot, lambda: rental_screen(app) is not None, timeout=30)
+        await until(pilot, lambda: rental_screen(app) is not None)
         assert len(app.spy.posts) == 1  # found by looking, never sent twice
         assert any("created after all" in toast for toast in app.toasts)

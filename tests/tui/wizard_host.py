@@ -7,6 +7,7 @@ the real console.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -16,7 +17,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
-from tests.tui.console_scenes import until
+from tests.tui.console_scenes import DEADLINE, click, quiet, until
 from vap_console.api import VapClient
 from vap_console.api.polling import PollSchedule
 from vap_console.credentials import LocalIndex
@@ -44,6 +45,7 @@ class Spy(httpx.AsyncBaseTransport):
         self.plan: list[Action] = []
         self.posts: list[httpx.Request] = []
         self.gets = 0
+        self.get_paths: Counter[str] = Counter()  # GETs by path, counted as they are sent
         self.down = False  # True: the server cannot be reached at all
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -51,6 +53,7 @@ class Spy(httpx.AsyncBaseTransport):
             raise httpx.ConnectError("connection refused")
         if request.method == "GET":
             self.gets += 1
+            self.get_paths[request.url.path] += 1
         if request.method == "POST" and request.url.path == POST_PATH:
             # Read the streamed body once so the test can look at what was sent.
             await request.aread()
@@ -159,15 +162,16 @@ async def pick_from_search(pilot: Pilot, wizard: RentalWizard, pattern: str = ""
     """Search, then Enter on the first result (or the one whose number ends with ``ending``)."""
     set_value(wizard, "pattern", pattern)
     set_value(wizard, "city", city)
-    await pilot.click("#search")
+    await click(pilot, "#search")
     table = wizard.query_one("#results", DataTable)
     await until(pilot, lambda: table.row_count > 0)
-    if ending is not None:
-        numbers = [str(row.value) for row in table.rows]
-        table.move_cursor(row=next(i for i, n in enumerate(numbers) if n.endswith(ending)))
+    numbers = [str(row.value) for row in table.rows]
+    row = next(i for i, n in enumerate(numbers) if n.endswith(ending)) if ending is not None else 0
+    table.move_cursor(row=row)
     table.focus()
+    await until(pilot, lambda: table.cursor_row == row and table.has_focus)
     await pilot.press("enter")
-    await pilot.pause()
+    await until(pilot, lambda: wizard.query_one("#number", Input).value == numbers[row])
 
 
 async def next_step(pilot: Pilot, wizard: RentalWizard, expect: str) -> None:
@@ -176,7 +180,7 @@ async def next_step(pilot: Pilot, wizard: RentalWizard, expect: str) -> None:
     if expect == "requirements":
         await until(pilot, lambda: "Loading" not in str(wizard.query_one("#requirements").content)
                     or wizard.banner.message)
-        await pilot.pause()
+    await quiet(pilot)
 
 
 async def fill_end_user(pilot: Pilot, wizard: RentalWizard) -> None:
@@ -187,7 +191,7 @@ async def fill_end_user(pilot: Pilot, wizard: RentalWizard) -> None:
     set_value(wizard, "eu-postal_code", "560001")
     set_value(wizard, "eu-country", "IN")
     set_value(wizard, "eu-registration_number", "U64200KA2020PTC123456")
-    await pilot.pause()
+    await quiet(pilot)  # every field checked
 
 
 async def fill_documents(pilot: Pilot, wizard: RentalWizard) -> None:
@@ -196,7 +200,7 @@ async def fill_documents(pilot: Pilot, wizard: RentalWizard) -> None:
     set_value(wizard, "doc-1-path", "kyc/electricity-bill.pdf")
     set_value(wizard, "doc-2-field-pan", "ABCDE1234F")
     set_value(wizard, "doc-2-path", "kyc/pan-card.png")
-    await pilot.pause()
+    await quiet(pilot)  # every field and file checked
 
 
 async def to_documents(pilot: Pilot, wizard: RentalWizard) -> None:
@@ -231,8 +235,7 @@ async def to_review(pilot: Pilot, wizard: RentalWizard, *, pattern: str | None =
 
 async def confirm_rent(pilot: Pilot, wizard: RentalWizard) -> None:
     await pilot.press("pagedown")
-    await until(pilot, lambda: pilot.app.screen.query("#confirm-yes"))
-    await pilot.click("#confirm-yes")
+    await click(pilot, "#confirm-yes")
     await pilot.pause()
 
 
@@ -241,27 +244,53 @@ def rental_screen(app: App) -> RentalScreen | None:
     return screen if isinstance(screen, RentalScreen) else None
 
 
-async def rental_shown(pilot: Pilot, app: App, timeout: float = 5.0) -> RentalScreen:
+async def rental_shown(pilot: Pilot, app: App, timeout: float = DEADLINE) -> RentalScreen:
     """Wait until the rental screen is up with its rental loaded; that screen."""
     await until(pilot, lambda: rental_screen(app) is not None and rental_screen(app).rental is not None,
                 timeout)
     return rental_screen(app)
 
 
+def rental_gets(app: App, rental_id: str) -> int | None:
+    """How many GETs of the rental the app has sent, when a Spy sees them (a Host on its in-process
+    sandbox); None otherwise (the console, or a Host on a served sandbox)."""
+    spy = getattr(app, "spy", None)
+    if spy is None or getattr(app, "served_url", None) is not None:
+        return None
+    return spy.get_paths[f"{POST_PATH}/{rental_id}"]
+
+
+async def answer_after_now(pilot: Pilot, app: App, screen: RentalScreen) -> None:
+    """Wait until ``screen`` shows the answer to a poll sent after this moment (after the sandbox
+    clock was moved, say), or has stopped polling.
+
+    With a Spy: once the second poll after now has been sent, the answer to the first (sent after
+    now) has been handed to the screen, which a pause lets it take. Without one: until the screen
+    shows a new answer, which may have been asked for just before now.
+    """
+    asked = rental_gets(app, screen.rental_id)
+    if asked is None:
+        shown = screen.rental
+        await until(pilot, lambda: screen.rental is not shown or not screen.polling)
+        return
+    await until(pilot, lambda: rental_gets(app, screen.rental_id) >= asked + 2 or not screen.polling)
+    await pilot.pause()
+
+
 async def follow_to(pilot: Pilot, app: App, status: str, *, clock: VirtualClock | None = None,
                     step_seconds: float = 5, limit: int = 40) -> str:
     """Advance the sandbox clock (``clock``, else the app's own) until the rental screen shows
-    ``status`` or settles elsewhere; the status it shows then."""
+    ``status`` or settles elsewhere; the status it shows then. Each step waits for the screen to
+    show the server's answer at the new time, so no status is skipped on a slow machine."""
     clock = clock or app.clock
     await until(pilot, lambda: rental_screen(app) is not None)
     screen = rental_screen(app)
+    await until(pilot, lambda: screen.rental is not None)
     for _ in range(limit):
-        if screen.rental is not None and screen.rental.status == status:
-            break
-        if screen.rental is not None and screen.rental.is_terminal:
+        if screen.rental.status == status or screen.rental.is_terminal or not screen.polling:
             break
         clock.advance(step_seconds)
-        await pilot.pause(0.08)
+        await answer_after_now(pilot, app, screen)
     await until(pilot, lambda: not screen.polling or screen.rental.status == status)
     return screen.rental.status
 
