@@ -1,0 +1,103 @@
+"""The random-input test of the whole console (issue 10, point 6); the harness is tests/tui/monkey.py.
+
+A few seeds, each a fresh console on an in-process sandbox with faults on (10 % 502/503, 3 % cut
+connections, a little latency), play a seeded list of keys, typed and pasted text, clicks
+(single, double, triple), wheel, resizes and clock ticks over every screen, dialog and wizard
+step. The console must never stop on an exception, every worker failure must reach the app's
+handler, and afterwards Escape then q must quit. It must also reach the screens listed in
+REQUIRED, so the run cannot pass by staying on one list.
+
+    MONKEY_SEED=S                      run that seed instead of BOUNDED_SEEDS
+    MONKEY_SEED=S MONKEY_EVENTS=LIST   replay one list (JSON, or the path of a JSON file) as printed
+                                       by a failure; it is shrunk again if it still fails
+    MONKEY_EVENTS_PER_SEED=N           events per seed in the bounded run (default EVENTS_PER_SEED)
+    MONKEY_SHRINK_SECONDS=T            time allowed to shrink a failing list (default 60)
+
+On failure the test prints the seed, the failure (exception, innermost vap_console frame, screen),
+the shortest failing list it found and the command that replays it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.tui.monkey import (
+    Config,
+    Outcome,
+    explain,
+    generate,
+    load_events,
+    report,
+    run_session,
+    workspace,
+)
+
+# Fixed seeds keep `make test` reproducible; `make soak` draws new ones.
+BOUNDED_SEEDS = (11, 12, 13)
+EVENTS_PER_SEED = 600
+
+# What a bounded run must reach (the union over its seeds).
+REQUIRED = {
+    "NumbersScreen", "ToolsScreen", "VariablesScreen", "VoicesScreen", "TemplatesScreen",
+    "AgentsScreen", "ProfilesScreen", "RentalWizard/number", "RentalWizard/requirements",
+    "RentalWizard/enduser", "RentalWizard/documents", "RentalWizard/review", "ToolFormScreen",
+    "WebCallScreen", "CreateAgentScreen", "ConfirmScreen", "KeysHelpScreen", "CommandPalette",
+    "RentalScreen",
+}
+
+
+def _seeds() -> list[int]:
+    if os.environ.get("MONKEY_SEED"):
+        return [int(os.environ["MONKEY_SEED"])]
+    return list(BOUNDED_SEEDS)
+
+
+async def _fail(outcome: Outcome, root: Path) -> None:
+    lines: list[str] = []
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+        lines.append(line)
+
+    shrink_seconds = float(os.environ.get("MONKEY_SHRINK_SECONDS") or 60)
+    await explain(outcome, root, shrink_seconds, log=log)
+    failure = outcome.failure
+    assert failure is not None
+    pytest.fail(f"MONKEY_SEED={outcome.config.seed}: {failure.describe()}\n"
+                + "\n".join(line for line in lines if line.startswith(("shortest", "replay"))),
+                pytrace=False)
+
+
+@pytest.mark.timeout(600)  # the bounded run is well under a minute; a failure is shrunk after it
+async def test_random_input_never_crashes_or_sticks(tmp_path: Path) -> None:
+    with workspace(tmp_path) as root:
+        if os.environ.get("MONKEY_EVENTS"):
+            seed = int(os.environ.get("MONKEY_SEED") or 0)
+            outcome = await run_session(Config.for_seed(seed), load_events(os.environ["MONKEY_EVENTS"]), root)
+            print(report(outcome))
+            if outcome.failure is not None:
+                await _fail(outcome, root)
+            return
+
+        count = int(os.environ.get("MONKEY_EVENTS_PER_SEED") or EVENTS_PER_SEED)
+        visited: Counter[str] = Counter()
+        played = 0
+        seconds = 0.0
+        for seed in _seeds():
+            print(f"MONKEY_SEED={seed}", flush=True)
+            outcome = await run_session(Config.for_seed(seed), generate(seed, count), root)
+            print(report(outcome), flush=True)
+            played += outcome.played
+            seconds += outcome.seconds
+            visited.update(outcome.visited)
+            if outcome.failure is not None:
+                await _fail(outcome, root)
+        print(f"{played} events in {seconds:.1f} s; reached: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(visited.items())))
+        if not os.environ.get("MONKEY_SEED"):
+            missing = REQUIRED - set(visited)
+            assert not missing, f"the run never reached {sorted(missing)}; reached {dict(visited)}"
