@@ -74,7 +74,7 @@ from textual.geometry import Size
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Select, TextArea
 from textual.worker import Worker, WorkerState
 
 Event = list[Any]
@@ -345,6 +345,7 @@ class Outcome:
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
     handled_errors: Counter[str] = field(default_factory=Counter)  # worker errors that reached the handler
+    sent: Counter[str] = field(default_factory=Counter)  # the requests that change something, by route
 
 
 def top_frame(error: BaseException) -> str:
@@ -399,14 +400,25 @@ class CutConnection(httpx.AsyncBaseTransport):
 
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner
+        self.sent: Counter[str] = Counter()  # "POST /v1/tools", "DELETE /v1/agents/{id}"…
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent[_route(request)] += 1
         try:
             return await self.inner.handle_async_request(request)
         except AssertionError:
             raise httpx.RemoteProtocolError(
                 "peer closed connection without sending complete message body", request=request
             ) from None
+
+
+_KNOWN_SEGMENTS = {"v1", "phone-numbers", "available", "requirements", "tools", "variables", "voices",
+                   "agents", "templates", "webcall"}
+
+
+def _route(request: httpx.Request) -> str:
+    parts = ["{id}" if p and p not in _KNOWN_SEGMENTS else p for p in request.url.path.split("/")]
+    return f"{request.method} {'/'.join(parts)}"
 
 
 def _isolate(workdir: Path) -> dict[str, str]:
@@ -479,7 +491,7 @@ class Session:
         config = self.config
         self.clock = clock = VirtualClock()
         self.sandbox = create_app(clock=clock, rate_limit=config.rate_limit, faults=config.faults)
-        transport = CutConnection(httpx.ASGITransport(app=self.sandbox))
+        transport = self.transport = CutConnection(httpx.ASGITransport(app=self.sandbox))
 
         async def advance(seconds: float) -> None:
             # Waiting (Retry-After, backoff) moves the virtual clock instead of real time.
@@ -528,7 +540,7 @@ class Session:
 
         def handled(worker: Worker[Any], node: Any) -> None:
             self.handled.add(id(worker))
-            if worker.error is not None:
+            if worker.error is not None and not isinstance(worker.error, asyncio.CancelledError):
                 self.outcome.handled_errors[f"{type(worker.error).__name__} at {top_frame(worker.error)}"] += 1
             worker_failed(worker, node)
 
@@ -607,6 +619,9 @@ class Session:
         finally:
             RentalScreen.schedule_factory = schedule  # type: ignore[method-assign]
             self.outcome.seconds = time.monotonic() - started
+            transport = getattr(self, "transport", None)
+            if transport is not None:
+                self.outcome.sent = Counter({k: v for k, v in transport.sent.items() if not k.startswith("GET")})
         return self.outcome
 
     def _crashed(self, error: BaseException) -> None:
@@ -963,6 +978,9 @@ def _set(screen: Screen[Any], selector: str, value: str) -> bool:
         widget.value = value
     elif isinstance(widget, TextArea):
         widget.text = value
+    elif isinstance(widget, Select):
+        with contextlib.suppress(Exception):  # not one of its options
+            widget.value = value
     else:
         return False
     return True
@@ -993,16 +1011,18 @@ async def fill(session: Session, variant: int) -> None:
             if hostile:
                 _set(screen, "#doc-1-path", _hostile(variant)[:200])
     elif name == "ToolFormScreen":
-        tool = f"monkey_{variant}"
-        _set(screen, "#f-name", _hostile(variant)[:120] if hostile else tool)
-        _set(screen, "#f-description", _hostile(variant + 1) if hostile else "Looks up an order")
+        # Valid but for one field in five; hostile text goes where the server keeps it as is.
+        _set(screen, "#f-name", f"monkey_{variant}" if variant % 7 else f"9 {variant}")
+        _set(screen, "#f-description", _hostile(variant)[:500] or "x" if hostile else "Looks up an order")
         _set(screen, "#f-config-url", "https://api.example.com/orders/{order_id}?q={customer_id}")
-        _set(screen, "#f-config-timeoutMs", str([10000, 500, 60000, 0, -5][variant % 5]))
+        _set(screen, "#f-config-timeoutMs", str([10000, 500, 60000, 10000, -5][variant % 5]))
         if variant % 3 == 0:
             _set(screen, "#f-config-params", "phone={caller_number}")
+        if variant % 4 == 2:
+            _set(screen, "#f-kind", "during_call")
             _set(screen, "#f-config-llmParams", "order_id: the order number")
         if variant % 4 == 1:
-            _set(screen, "#f-config-outputs", f"status_{variant}: $.status")
+            _set(screen, "#f-config-outputs", f"status_{variant} = status")
     elif name == "CreateAgentScreen":
         _set(screen, "#agent-name", _hostile(variant)[:200] if hostile else f"Monkey agent {variant}")
     elif name == "PromptIdScreen":
@@ -1105,6 +1125,8 @@ def report(outcome: Outcome) -> str:
     if outcome.failure is not None:
         lines.append("  FAILED " + outcome.failure.describe())
     lines.append("  visited: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.visited.items())))
+    if outcome.sent:
+        lines.append("  sent: " + ", ".join(f"{k} ×{v}" for k, v in sorted(outcome.sent.items())))
     if outcome.skipped:
         lines.append("  held back: " + ", ".join(f"{k} ×{v}" for k, v in sorted(outcome.skipped.items())))
     if outcome.handled_errors:
@@ -1176,25 +1198,34 @@ async def soak(seed: int, total: int, *, session_events: int = 10_000, shrink_se
 
 
 async def hunt(seeds: list[int], count: int, shrink_seconds: float) -> int:
-    """Run every seed; group failures by (kind, exception, frame); shrink the earliest of each."""
+    """Run every seed; after a failure start a fresh console on the events that remain (so one
+    frequent crash does not hide the others); group failures by (kind, exception, frame) and
+    shrink the shortest of each group."""
     groups: dict[tuple[str, str, str], list[Outcome]] = {}
     visited: Counter[str] = Counter()
     played = 0
     started = time.monotonic()
     with workspace() as root:
         for seed in seeds:
-            outcome = await run_session(Config.for_seed(seed), generate(seed, count), root)
-            played += outcome.played
-            visited.update(outcome.visited)
-            print(report(outcome), flush=True)
-            if outcome.failure is not None:
+            events = generate(seed, count)
+            while events:
+                outcome = await run_session(Config.for_seed(seed), events, root)
+                played += outcome.played
+                visited.update(outcome.visited)
+                print(report(outcome), flush=True)
+                if outcome.failure is None or outcome.failure.index >= len(events) - 1:
+                    if outcome.failure is not None:
+                        groups.setdefault(outcome.failure.signature, []).append(outcome)
+                    break
                 groups.setdefault(outcome.failure.signature, []).append(outcome)
+                events = events[outcome.failure.index + 1:]
         print(f"\n{len(seeds)} seeds, {played} events in {time.monotonic() - started:.0f} s; "
               f"{len(groups)} distinct failures")
         print("visited: " + ", ".join(f"{k} {v}" for k, v in sorted(visited.items())))
-        for signature, found in groups.items():
+        for signature, found in sorted(groups.items(), key=lambda item: -len(item[1])):
             first = min(found, key=lambda o: o.failure.index)  # type: ignore[union-attr]
-            print(f"\n=== {' | '.join(signature)} — seeds {[o.config.seed for o in found]}")
+            print(f"\n=== {' | '.join(signature)} — {len(found)} times, seeds "
+                  f"{sorted({o.config.seed for o in found})}")
             print(first.failure.describe())  # type: ignore[union-attr]
             await explain(first, root, shrink_seconds)
     return 1 if groups else 0

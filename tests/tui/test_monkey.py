@@ -48,6 +48,8 @@ REQUIRED = {
     "WebCallScreen", "CreateAgentScreen", "ConfirmScreen", "KeysHelpScreen", "CommandPalette",
     "RentalScreen",
 }
+# And the requests that change something it must have sent (each one may meet an injected fault).
+REQUIRED_SENT = {"POST /v1/phone-numbers", "POST /v1/tools", "POST /v1/agents", "POST /v1/webcall"}
 
 
 def _seeds() -> list[int]:
@@ -85,6 +87,7 @@ async def test_random_input_never_crashes_or_sticks(tmp_path: Path) -> None:
 
         count = int(os.environ.get("MONKEY_EVENTS_PER_SEED") or EVENTS_PER_SEED)
         visited: Counter[str] = Counter()
+        sent: Counter[str] = Counter()
         played = 0
         seconds = 0.0
         for seed in _seeds():
@@ -94,10 +97,14 @@ async def test_random_input_never_crashes_or_sticks(tmp_path: Path) -> None:
             played += outcome.played
             seconds += outcome.seconds
             visited.update(outcome.visited)
+            sent.update(outcome.sent)
             if outcome.failure is not None:
                 await _fail(outcome, root)
         print(f"{played} events in {seconds:.1f} s; reached: "
               + ", ".join(f"{k} {v}" for k, v in sorted(visited.items())))
+        print("sent: " + ", ".join(f"{k} ×{v}" for k, v in sorted(sent.items())))
         if not os.environ.get("MONKEY_SEED"):
             missing = REQUIRED - set(visited)
             assert not missing, f"the run never reached {sorted(missing)}; reached {dict(visited)}"
+            unsent = REQUIRED_SENT - set(sent)
+            assert not unsent, f"the run never sent {sorted(unsent)}; sent {dict(sent)}"
