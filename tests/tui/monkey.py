@@ -56,6 +56,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -227,7 +228,9 @@ def chunk(rng: random.Random) -> list[Event]:
     if kind == "tool_form":
         out = [["key", "2"], ["key", "n"], *_maybe_noise(rng), ["fill", rng.randrange(1000)]]
         out += _maybe_noise(rng)
-        return out + [["key", "ctrl+s"] if rng.random() < 0.8 else ["target", "#create"]]
+        out.append(["key", "ctrl+s"] if rng.random() < 0.8 else ["target", "#create"])
+        # "Create the tool with unknown placeholders?" when the URL has some: yes, mostly.
+        return out + ([["key", "y"]] if rng.random() < 0.6 else [])
     if kind == "webcall":
         out = [["key", "6"], *_downs(rng, 4), ["key", "w"]]
         return out + [["key", rng.choice(["t", "h", "o", "i", "escape"])] for _ in range(rng.randint(0, 3))]
@@ -344,6 +347,7 @@ class Outcome:
     played: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # this process's CPU time (the app, the harness, the served sandbox)
     handled_errors: Counter[str] = field(default_factory=Counter)  # worker errors that reached the handler
     sent: Counter[str] = field(default_factory=Counter)  # the requests that change something, by route
 
@@ -515,8 +519,8 @@ class Session:
             profile_name="sandbox",
             base_url=BASE_URL,
             clock=clock.now,
-            local_index=LocalIndex("sandbox", data_dir=self.workdir / "index"),
-            settings=Settings(path=self.workdir / "config.toml"),
+            local_index=LocalIndex("sandbox", data_dir=self.home / "index"),
+            settings=Settings(path=self.home / "config.toml"),
             credentials=store,
             start_screen=config.start_screen,
         )
@@ -580,7 +584,11 @@ class Session:
         from vap_console.sandbox.server import start_in_thread
         from vap_console.tui.screens.rental import RentalScreen
 
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
+        # Nothing carries over from an earlier session (profiles, remembered rentals, the theme):
+        # a list replays the same in a fresh workspace.
+        self.home = Path(tempfile.mkdtemp(prefix="session-", dir=self.workdir))
+        saved = _isolate(self.home)
         schedule = RentalScreen.schedule_factory
         RentalScreen.schedule_factory = lambda: PollSchedule(fast=0.1, slow=0.5, offline_max=0.5)  # type: ignore[method-assign]
         try:
@@ -617,8 +625,11 @@ class Session:
                     if self.outcome.failure is None or self.outcome.failure.kind != "crash":
                         self._crashed(app._exception)
         finally:
+            _restore(saved)
+            shutil.rmtree(self.home, ignore_errors=True)
             RentalScreen.schedule_factory = schedule  # type: ignore[method-assign]
             self.outcome.seconds = time.monotonic() - started
+            self.outcome.cpu_seconds = time.process_time() - cpu
             transport = getattr(self, "transport", None)
             if transport is not None:
                 self.outcome.sent = Counter({k: v for k, v in transport.sent.items() if not k.startswith("GET")})
@@ -1014,7 +1025,8 @@ async def fill(session: Session, variant: int) -> None:
         # Valid but for one field in five; hostile text goes where the server keeps it as is.
         _set(screen, "#f-name", f"monkey_{variant}" if variant % 7 else f"9 {variant}")
         _set(screen, "#f-description", _hostile(variant)[:500] or "x" if hostile else "Looks up an order")
-        _set(screen, "#f-config-url", "https://api.example.com/orders/{order_id}?q={customer_id}")
+        _set(screen, "#f-config-url", "https://api.example.com/orders" if variant % 2 else
+             "https://api.example.com/orders/{order_id}?q={customer_id}")  # asks first: unknown
         _set(screen, "#f-config-timeoutMs", str([10000, 500, 60000, 10000, -5][variant % 5]))
         if variant % 3 == 0:
             _set(screen, "#f-config-params", "phone={caller_number}")
@@ -1058,12 +1070,27 @@ async def reproduces(config: Config, events: Sequence[Event], workdir: Path,
     return outcome.failure is not None and outcome.failure.signature == signature
 
 
+def _simpler(event: Event) -> list[Event]:
+    """Smaller versions of one event, simplest first: fewer clicks, shorter text."""
+    kind = event[0]
+    if kind == "click" and event[3] > 1:
+        return [[*event[:3], n, *event[4:]] for n in range(1, event[3])]
+    if kind == "wheel" and event[4] > 1:
+        return [[*event[:4], 1]]
+    if kind in ("type", "paste") and len(event[1]) > 1:
+        text = event[1]
+        half = len(text) // 2
+        return [[kind, text[:half]], [kind, text[half:]]]
+    return []
+
+
 async def shrink(config: Config, events: Sequence[Event], failure: Failure, workdir: Path, *,
                  seconds: float = 60.0, log: Callable[[str], None] = lambda _: None) -> list[Event]:
-    """The shortest sublist found within ``seconds`` that still fails with the same signature.
+    """The shortest list found within ``seconds`` that still fails with the same signature.
 
-    Everything after the failing event goes first; then delta debugging (ddmin: drop halves,
-    quarters… while it still fails), then single events one at a time while time remains.
+    Everything after the failing event goes first; then delta debugging (drop halves, quarters…
+    down to single events while it still fails); then events are made simpler (fewer clicks in a
+    chain, shorter text) while time remains.
     """
     deadline = time.monotonic() + seconds
     signature = failure.signature
@@ -1088,6 +1115,18 @@ async def shrink(config: Config, events: Sequence[Event], failure: Failure, work
             if size == 1:
                 break
             chunks = min(len(current), chunks * 2)
+    changed = True
+    while changed and time.monotonic() < deadline:
+        changed = False
+        for index, event in enumerate(current):
+            for simpler in _simpler(event):
+                if time.monotonic() >= deadline:
+                    return current
+                candidate = current[:index] + [simpler] + current[index + 1:]
+                if await reproduces(config, candidate, workdir, signature):
+                    current, changed = candidate, True
+                    log(f"shrink: event #{index} → {simpler!r}")
+                    break
     return current
 
 
@@ -1120,7 +1159,7 @@ def load_events(value: str) -> list[Event]:
 
 def report(outcome: Outcome) -> str:
     lines = [f"seed {outcome.config.seed}: {outcome.played}/{len(outcome.events)} events in "
-             f"{outcome.seconds:.1f} s ({outcome.config.api_key}, start {outcome.config.start_screen}, "
+             f"{outcome.seconds:.1f} s, {outcome.cpu_seconds:.1f} s CPU ({outcome.config.api_key}, start {outcome.config.start_screen}, "
              f"{outcome.config.size[0]}x{outcome.config.size[1]}, faults {outcome.config.faults})"]
     if outcome.failure is not None:
         lines.append("  FAILED " + outcome.failure.describe())
