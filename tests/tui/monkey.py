@@ -1038,7 +1038,9 @@ async def fill(session: Session, variant: int) -> None:
     elif name == "CreateAgentScreen":
         _set(screen, "#agent-name", _hostile(variant)[:200] if hostile else f"Monkey agent {variant}")
     elif name == "PromptIdScreen":
-        ids = list(getattr(app, "local_index", None).ids("rentals")) if getattr(app, "local_index", None) else []
+        # The ids the list underneath shows (rentals on Numbers, agents on Agents), and some it does not.
+        under = app.screen_stack[-2] if len(app.screen_stack) > 1 else None
+        ids = sorted(getattr(under, "items", {}) or {})
         choices = [*ids, "00000000-0000-0000-0000-000000000000", "ua_nonexistent", _hostile(variant)]
         _set(screen, "#id-input", choices[variant % len(choices)])
     elif name == "LoginScreen":
