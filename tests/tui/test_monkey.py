@@ -28,6 +28,7 @@ import pytest
 from tests.tui.monkey import (
     Config,
     Outcome,
+    events_json,
     explain,
     generate,
     load_events,
@@ -108,3 +109,19 @@ async def test_random_input_never_crashes_or_sticks(tmp_path: Path) -> None:
             assert not missing, f"the run never reached {sorted(missing)}; reached {dict(visited)}"
             unsent = REQUIRED_SENT - set(sent)
             assert not unsent, f"the run never sent {sorted(unsent)}; sent {dict(sent)}"
+
+
+def test_one_seed_gives_one_event_list_and_it_replays_from_json(tmp_path: Path) -> None:
+    events = generate(7, 3000)
+    assert events == generate(7, 3000) and events != generate(8, 3000)
+    assert load_events(events_json(events)) == events
+    saved = tmp_path / "events.json"
+    saved.write_text(events_json(events))
+    assert load_events(str(saved)) == events
+    kinds = Counter(event[0] for event in events)
+    assert set(kinds) == {"key", "type", "paste", "click", "wheel", "hover", "resize", "tick", "target", "fill"}
+    assert {event[3] for event in events if event[0] == "click"} == {1, 2, 3}  # single, double, triple
+    pressed = {event[1] for event in events if event[0] == "key"}
+    assert {"1", "2", "3", "4", "5", "6", "7", "n", "a", "d", "w", "r", "slash", "question_mark",
+            "ctrl+p", "ctrl+s", "escape", "tab", "shift+tab", "pageup", "pagedown"} <= pressed
+    assert not pressed & {"ctrl+c", "ctrl+q"}  # they quit from anywhere: never sent
