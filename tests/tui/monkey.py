@@ -300,6 +300,7 @@ class Config:
     size: tuple[int, int] = (120, 36)
     faults: str = ""
     rate_limit: int = 600
+    hostile: bool = False  # the account's own data carries markup, control bytes, long and wide text
 
     @classmethod
     def for_seed(cls, seed: int) -> Config:
@@ -316,6 +317,7 @@ class Config:
             start_screen=rng.choice(["numbers", "tools", "variables", "voices", "templates", "agents"]),
             size=rng.choice(SIZES),
             faults=f"latency={rng.choice([0, 1, 3])},error_rate=0.1,drop_rate=0.03,seed={seed}",
+            hostile=rng.random() < 0.3,
         )
 
 
@@ -425,6 +427,35 @@ def _route(request: httpx.Request) -> str:
     return f"{request.method} {'/'.join(parts)}"
 
 
+# What a hostile server (or a careless colleague) puts in names, descriptions and values.
+SERVER_TEXT = [
+    "Ops [/] desk", "[@click=app.quit]quit[/]", "[b]bold", "no route for [/v1/x]", "field [name] is required",
+    "\x1b]52;c;ZWNobyBwd25lZA==\x07clipboard", "\x1b]0;title\x07", "\x1b[2J\x1b[Hclear", "bell\x07",
+    "\u202eevil\u202c", "ज़ोया हिन्दी", "前台接待员", "👩🏽‍💼🎉", "x" * 10_000, "a\nb\r\nc\td", "\x00\x7f\x9b", "",
+]
+
+
+def make_hostile(sandbox: Any, api_key: str) -> None:
+    """Give the account's own records hostile text: agents, tools, variables and rentals."""
+    from vap_console.sandbox.keys import SANDBOX_KEYS
+
+    account = sandbox.state.sandbox.account(SANDBOX_KEYS[api_key])
+    texts = SERVER_TEXT
+    for n, agent in enumerate(account.agents.values()):
+        agent.name = texts[n % len(texts)]
+        agent.greeting = texts[(n + 3) % len(texts)]
+        agent.system_instruction = texts[(n + 5) % len(texts)]
+    for n, tool in enumerate(account.tools.values()):
+        tool.description = texts[(n + 1) % len(texts)]
+        if not tool.is_default:
+            tool.name = texts[(n + 7) % len(texts)]
+    for n, variable in enumerate(account.variables.values()):
+        variable.default_value = texts[(n + 2) % len(texts)]
+    for n, rental in enumerate(account.rentals.values()):
+        rental.alias = texts[(n + 4) % len(texts)]
+        rental.end_user = {**rental.end_user, "name": texts[(n + 6) % len(texts)]}
+
+
 def _isolate(workdir: Path) -> dict[str, str]:
     """XDG dirs under ``workdir``, no VAP_* variables; the previous values, to restore."""
     saved = {k: os.environ.get(k, "") for k in
@@ -495,6 +526,8 @@ class Session:
         config = self.config
         self.clock = clock = VirtualClock()
         self.sandbox = create_app(clock=clock, rate_limit=config.rate_limit, faults=config.faults)
+        if config.hostile:
+            make_hostile(self.sandbox, config.api_key)
         transport = self.transport = CutConnection(httpx.ASGITransport(app=self.sandbox))
 
         async def advance(seconds: float) -> None:
@@ -1162,7 +1195,8 @@ def load_events(value: str) -> list[Event]:
 def report(outcome: Outcome) -> str:
     lines = [f"seed {outcome.config.seed}: {outcome.played}/{len(outcome.events)} events in "
              f"{outcome.seconds:.1f} s, {outcome.cpu_seconds:.1f} s CPU ({outcome.config.api_key}, start {outcome.config.start_screen}, "
-             f"{outcome.config.size[0]}x{outcome.config.size[1]}, faults {outcome.config.faults})"]
+             f"{outcome.config.size[0]}x{outcome.config.size[1]}, faults {outcome.config.faults}"
+             f"{', hostile account data' if outcome.config.hostile else ''})"]
     if outcome.failure is not None:
         lines.append("  FAILED " + outcome.failure.describe())
     lines.append("  visited: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.visited.items())))
