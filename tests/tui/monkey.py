@@ -75,7 +75,7 @@ from textual.geometry import Size
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Select, TextArea
+from textual.widgets import Button, Input, Select, TextArea
 from textual.worker import Worker, WorkerState
 
 Event = list[Any]
@@ -212,8 +212,20 @@ def _wizard(rng: random.Random) -> list[Event]:
     return out
 
 
+# What a person does before going elsewhere: close the dialog, discarding what was typed.
+CLOSE = [["key", "escape"], ["target", "#confirm-yes"], ["target", "#yes"]]
+
+
 def chunk(rng: random.Random) -> list[Event]:
-    """A few events that do one thing a person does (open a dialog, walk the wizard…), or noise."""
+    """A few events that do one thing a person does (open a dialog, walk the wizard…), or noise.
+    Most of those that go somewhere first close what is open (CLOSE)."""
+    out = _chunk(rng)
+    if out and out[0][0] == "key" and out[0][1] in "1234567" and len(out) > 1 and rng.random() < 0.6:
+        return [*CLOSE, *out]
+    return out
+
+
+def _chunk(rng: random.Random) -> list[Event]:
     kind = rng.choices(
         ["noise", "area", "wizard", "tool_form", "webcall", "create_agent", "confirm", "help",
          "palette", "timeline", "filter", "add_by_id", "profiles", "escape", "leave"],
@@ -284,6 +296,7 @@ BASE_URL = "http://sandbox.test"
 BACKGROUND_GROUPS = frozenset({"rental-poll", "rental-resume", "_loader"})
 STALL_SECONDS = 15.0  # a request worker still running after this (in-process sandbox): a hang
 ESCAPES = 12
+TOAST_EVENTS = 6  # a toast stays for this many events
 
 
 class HarnessError(Exception):
@@ -352,6 +365,7 @@ class Outcome:
     cpu_seconds: float = 0.0  # this process's CPU time (the app, the harness, the served sandbox)
     handled_errors: Counter[str] = field(default_factory=Counter)  # worker errors that reached the handler
     sent: Counter[str] = field(default_factory=Counter)  # the requests that change something, by route
+    trace: list[str] = field(default_factory=list)  # where the console was after each event
 
 
 def top_frame(error: BaseException) -> str:
@@ -407,15 +421,19 @@ class CutConnection(httpx.AsyncBaseTransport):
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner
         self.sent: Counter[str] = Counter()  # "POST /v1/tools", "DELETE /v1/agents/{id}"…
+        self.in_flight = 0  # requests sent and not answered yet, background polls included
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.sent[_route(request)] += 1
+        self.in_flight += 1
         try:
             return await self.inner.handle_async_request(request)
         except AssertionError:
             raise httpx.RemoteProtocolError(
                 "peer closed connection without sending complete message body", request=request
             ) from None
+        finally:
+            self.in_flight -= 1
 
 
 _KNOWN_SEGMENTS = {"v1", "phone-numbers", "available", "requirements", "tools", "variables", "voices",
@@ -511,6 +529,10 @@ class Session:
         self.suspects: dict[int, int] = {}  # id(worker) -> checks it has been seen failed, unhandled
         self.expect_exit = False
         self.notifications: list[tuple[str, bool, str]] = []  # (message, markup, caller)
+        self.sleepers: list[tuple[Any, asyncio.Future[None], Any]] = []  # (wake at, future, task)
+        self.awake: set[Any] = set()  # poll tasks woken by the clock, not asleep again yet
+        self.threads = 0  # asyncio.to_thread calls not back yet
+        self._real_to_thread = asyncio.to_thread
 
     # --- building the console ---
 
@@ -532,7 +554,7 @@ class Session:
 
         async def advance(seconds: float) -> None:
             # Waiting (Retry-After, backoff) moves the virtual clock instead of real time.
-            clock.advance(seconds)
+            self.advance(seconds)
 
         def client() -> VapClient:
             return VapClient(BASE_URL, config.api_key, transport=transport, sleep=advance)
@@ -600,6 +622,9 @@ class Session:
         def notify_(message: str, **kwargs: Any) -> None:
             self.notifications.append((str(message), kwargs.get("markup", True), _caller()))
             del self.notifications[:-50]
+            # Toasts leave after TOAST_EVENTS events (see play), not after real seconds: where a
+            # click lands must not depend on the machine's speed.
+            kwargs["timeout"] = 24 * 3600
             notify(message, **kwargs)
 
         app.notify = notify_  # type: ignore[method-assign]
@@ -608,27 +633,77 @@ class Session:
         self.app = app
         return app
 
+    # --- time: the sandbox's virtual clock; rental polls wait on it ---
+
+    def advance(self, seconds: float) -> None:
+        """Move the virtual clock on and wake the polls whose wait is over."""
+        self.clock.advance(seconds)
+        now = self.clock.now()
+        for entry in list(self.sleepers):
+            wake_at, future, task = entry
+            if wake_at <= now:
+                self.sleepers.remove(entry)
+                if not future.done():
+                    self.awake.add(task)
+                    future.set_result(None)
+
+    async def poll_sleep(self, seconds: float) -> None:
+        """The rental polls' sleep: until the virtual clock has moved ``seconds`` on (a tick).
+
+        Polls then go out at known points of the event list, not whenever real time allows, so
+        the injected faults (one draw per request, in arrival order) fall the same on a replay.
+        """
+        task = asyncio.current_task()
+        self.awake.discard(task)
+        future = asyncio.get_running_loop().create_future()
+        from datetime import timedelta
+
+        entry = (self.clock.now() + timedelta(seconds=max(seconds, 0)), future, task)
+        self.sleepers.append(entry)
+        try:
+            await future
+        finally:
+            if entry in self.sleepers:
+                self.sleepers.remove(entry)
+
+    def _background_busy(self) -> bool:
+        """A request in flight, a file check in a thread (asyncio.to_thread: the wizard's document
+        checks, DirectoryTree's stat calls), or a poll woken by the clock not asleep again yet."""
+        self.awake = {t for t in self.awake if not t.done()}
+        return bool(self.transport.in_flight or self.threads or self.awake)
+
+    async def _to_thread(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        self.threads += 1
+        try:
+            return await self._real_to_thread(func, *args, **kwargs)
+        finally:
+            self.threads -= 1
+
     # --- running ---
 
     current = -1
 
     async def run(self) -> Outcome:
-        from vap_console.api.polling import PollSchedule
+        import functools
+
+        from vap_console.tui.screens import rental as rental_module
         from vap_console.sandbox.server import start_in_thread
-        from vap_console.tui.screens.rental import RentalScreen
 
         started, cpu = time.monotonic(), time.process_time()
         # Nothing carries over from an earlier session (profiles, remembered rentals, the theme):
         # a list replays the same in a fresh workspace.
         self.home = Path(tempfile.mkdtemp(prefix="session-", dir=self.workdir))
         saved = _isolate(self.home)
-        schedule = RentalScreen.schedule_factory
-        RentalScreen.schedule_factory = lambda: PollSchedule(fast=0.1, slow=0.5, offline_max=0.5)  # type: ignore[method-assign]
+        follow_rental = rental_module.follow_rental
+        rental_module.follow_rental = functools.partial(follow_rental, sleep=self.poll_sleep)  # type: ignore[assignment]
+        asyncio.to_thread = self._to_thread  # type: ignore[assignment]  # counted, so settling waits for them
         try:
             with start_in_thread(faults=self.config.faults, rate_limit=self.config.rate_limit) as live:
                 app = self.build(live.base_url)
                 try:
-                    async with app.run_test(size=self.config.size, notifications=True, tooltips=True) as pilot:
+                    # No tooltips: they appear after half a real second, and a click could land on one
+                    # or not depending on the machine's speed.
+                    async with app.run_test(size=self.config.size, notifications=True, tooltips=False) as pilot:
                         self.pilot = pilot
                         await self._settle()
                         self._check()
@@ -660,7 +735,8 @@ class Session:
         finally:
             _restore(saved)
             shutil.rmtree(self.home, ignore_errors=True)
-            RentalScreen.schedule_factory = schedule  # type: ignore[method-assign]
+            rental_module.follow_rental = follow_rental  # type: ignore[assignment]
+            asyncio.to_thread = self._real_to_thread  # type: ignore[assignment]
             self.outcome.seconds = time.monotonic() - started
             self.outcome.cpu_seconds = time.process_time() - cpu
             transport = getattr(self, "transport", None)
@@ -706,6 +782,7 @@ class Session:
                                            place(app), self.current)
             return
         self.outcome.visited[place(app)] += 1
+        self.outcome.trace.append(place(app))
         # A failed worker whose error never reached the app's handler (two checks in a row, its
         # screen still up): nothing showed it.
         for worker in self.workers:
@@ -782,16 +859,18 @@ class Session:
             if self.outcome.failure is not None:
                 return
             busy = [w for w in list(app.workers) if not w.is_finished and w.group not in BACKGROUND_GROUPS]
-            if not busy:
+            background = self._background_busy()
+            if not busy and not background:
                 self._paint()
                 await self._pump(1)
                 return
             left = deadline - time.monotonic()
             if left <= 0:
-                worker = busy[0]
+                what = (f"worker {busy[0].name!r} (group {busy[0].group!r})" if busy else
+                        f"{self.transport.in_flight} request(s) in flight / {len(self.awake)} poll(s) awake")
                 self.outcome.failure = Failure(
-                    "stalled", "Stalled", "", f"worker {worker.name!r} (group {worker.group!r}) still "
-                    f"running after {STALL_SECONDS:g} s", place(app), self.current,
+                    "stalled", "Stalled", "", f"{what} still running after {STALL_SECONDS:g} s",
+                    place(app), self.current,
                     f"running workers: {[(w.name, w.group, type(w.node).__name__) for w in busy]}",
                 )
                 return
@@ -801,7 +880,7 @@ class Session:
             if tasks:
                 await asyncio.wait(tasks, timeout=min(left, 0.5))
             else:
-                await asyncio.sleep(0)
+                await asyncio.sleep(0.001 if background else 0)  # a background request finishing
 
     # --- one event ---
 
@@ -829,7 +908,23 @@ class Session:
         self.app._driver.send_message(event)  # as the terminal driver does
         await self._pump()
 
+    def _events_apart(self) -> None:
+        """Make this event come well after the last one, whatever the machine's speed: no click
+        chains across events (Textual joins clicks 0.5 s apart), no button still in its 0.2 s press
+        effect (it ignores clicks and Enter meanwhile), toasts gone after TOAST_EVENTS events."""
+        app = self.app
+        app._click_chain_last_time = None
+        app._click_chain_last_offset = None
+        with contextlib.suppress(Exception):
+            for button in app.screen.query(Button):
+                if button.has_class("-active"):
+                    button.remove_class("-active")
+        if self.current % TOAST_EVENTS == 0:
+            with contextlib.suppress(Exception):
+                app.clear_notifications()
+
     async def play(self, event: Event) -> None:
+        self._events_apart()
         kind = event[0]
         app = self.app
         width, height = app.size
@@ -870,7 +965,7 @@ class Session:
             app.post_message(events.Resize(size, size))
             await self._pump()
         elif kind == "tick":
-            self.clock.advance(event[1])
+            self.advance(event[1])
             await self._pump()
         elif kind == "target":
             await self._target(event[1])
@@ -1130,7 +1225,11 @@ async def shrink(config: Config, events: Sequence[Event], failure: Failure, work
     deadline = time.monotonic() + seconds
     signature = failure.signature
     current = list(events[: failure.index + 1]) if failure.index < len(events) else list(events)
-    if current != list(events) and not await reproduces(config, current, workdir, signature):
+    if not await reproduces(config, current, workdir, signature):
+        if current == list(events) or not await reproduces(config, events, workdir, signature):
+            log("shrink: the failure did not happen again on replay (it depends on timing): "
+                "the list up to the failing event is kept as it is")
+            return current
         current = list(events)
     chunks = 2
     while len(current) >= 2 and time.monotonic() < deadline:
@@ -1244,7 +1343,8 @@ async def explain(outcome: Outcome, root: Path, shrink_seconds: float,
     shortest = outcome.events[: failure.index + 1]
     if shrink_seconds > 0:
         log(f"shrinking for up to {shrink_seconds:g} s…")
-        shortest = await shrink(outcome.config, outcome.events, failure, root, seconds=shrink_seconds)
+        shortest = await shrink(outcome.config, outcome.events, failure, root, seconds=shrink_seconds,
+                                log=lambda line: log(line) if "did not happen" in line else None)
     text = events_json(shortest)
     log(f"shortest failing list ({len(shortest)} events, seed {seed}): {text if len(text) < 4000 else text[:4000] + '…'}")
     log("replay: " + replay_hint(seed, shortest, save_to=Path(tempfile.gettempdir()) / f"monkey-{seed}.json"))
