@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench screenshots install clean
+.PHONY: demo test soak bench screenshots install clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	scripts/test
+
+# The random-input test for far longer: SOAK_EVENTS events (50,000 by default), a new seed each run
+# unless MONKEY_SEED is given; the seed is printed first, and a failure is shrunk and replayable.
+soak: $(STAMP)
+	$(BIN)/python -m tests.tui.monkey soak
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
