@@ -1028,7 +1028,9 @@ class Session:
         for count in range(ESCAPES):
             if count and not (self._text_box_focused() or isinstance(app.screen, ModalScreen)):
                 break
-            await self._press("escape")
+            # Escape on "Discard what you typed?" keeps the form (nothing typed is lost by a stray
+            # key): a person who wants out answers it, as they would with the mouse.
+            await self._press("y" if self._discard_question() else "escape")
             await self._settle()
             self._check()
             if self.outcome.failure is not None:
@@ -1052,6 +1054,12 @@ class Session:
                 f"through {' → '.join(trail)}; q pressed on {before} (focus on {focus}), which stayed on "
                 f"{place(app)}", place(app), len(self.events),
             )
+
+    def _discard_question(self) -> bool:
+        from vap_console.tui.screens.confirm import ConfirmScreen
+
+        screen = self.app.screen
+        return isinstance(screen, ConfirmScreen) and screen._yes == "Discard"
 
     async def _press(self, key: str) -> None:
         event = events.Key(key, _character(key))
@@ -1099,7 +1107,7 @@ END_USER = {
     "eu-registration_number": "U64200KA2020PTC123456",
 }
 DOCUMENTS = {
-    "doc-0-field-gstin": "29ABCDE1234F1Z5", "doc-0-path": "kyc/incorporation.pdf",
+    "doc-0-field-gstin": "29ABCDE1234F1ZW", "doc-0-path": "kyc/incorporation.pdf",
     "doc-1-path": "kyc/electricity-bill.pdf", "doc-2-field-pan": "ABCDE1234F", "doc-2-path": "kyc/pan-card.png",
 }
 

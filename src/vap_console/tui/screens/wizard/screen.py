@@ -10,6 +10,7 @@ rent (or charge) twice.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -553,8 +554,10 @@ class RentalWizard(Dialog[Rental | None]):
             entry.checked = None
             entry.show_file([])
             return
-        self.run_worker(self._probe_file(entry, text), group=f"file-{entry.index}", exclusive=True,
-                        exit_on_error=False)
+        # A callable, not a coroutine: a check replaced before it starts is then never created
+        # (a coroutine object would be dropped un-awaited, with a RuntimeWarning).
+        self.run_worker(functools.partial(self._probe_file, entry, text), group=f"file-{entry.index}",
+                        exclusive=True, exit_on_error=False)
 
     async def _probe_file(self, entry: DocumentEntry, text: str) -> FileCheck:
         check = await asyncio.to_thread(check_file, text)
