@@ -26,6 +26,7 @@ from vap_console.sandbox.clock import VirtualClock
 from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.rental import RentalScreen, resume_remembered
 from vap_console.tui.screens.wizard import RentalWizard
+from vap_console.tui.untrusted import LiteralApp
 
 BASE_URL = "http://sandbox.test"
 POST_PATH = "/v1/phone-numbers"
@@ -93,7 +94,7 @@ async def no_wait(seconds: float) -> None:
     return None
 
 
-class Host(App[None]):
+class Host(LiteralApp[None]):
     """Stands in for the console: one client on an in-process sandbox, its clock, a local index."""
 
     def __init__(self, *, key: str, clock: VirtualClock, index: LocalIndex, docs_dir: Path,

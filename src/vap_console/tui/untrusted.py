@@ -16,8 +16,10 @@ from rich.console import Group, RenderableType
 from rich.text import Span, Text
 from textual import events
 from textual.app import App
+from textual.binding import Binding
 from textual.content import Content
 from textual.notifications import SeverityLevel
+from textual.widget import Widget
 from textual.widgets import Static
 
 from vap_console.literal import UNSAFE, UNSAFE_ONE_LINE, clean, stand_in
@@ -91,6 +93,16 @@ class LiteralApp(App[ReturnType]):
     terminal's control sequences, which are made visible before any field takes them.
     """
 
+    # Tab moves the focus as the key arrives, not when the field that had it gets round to it:
+    # a key is handed to whatever has the focus on arrival, so without priority the text typed
+    # right after Tab went on queueing into the field Tab was leaving ("12 FC RoadShivajinagar").
+    BINDINGS = [
+        Binding("tab", "focus_next", "Next field", show=False, priority=True, id="app.focus_next",
+                tooltip="Move to the next field or button"),
+        Binding("shift+tab", "focus_previous", "Previous field", show=False, priority=True,
+                id="app.focus_previous", tooltip="Move to the previous field or button"),
+    ]
+
     def notify(
         self,
         message: str,
@@ -102,6 +114,16 @@ class LiteralApp(App[ReturnType]):
     ) -> None:
         super().notify(clean(message), title=clean(title, multiline=False), severity=severity,
                        timeout=timeout, markup=False)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # Textual scrolls a newly focused widget into view before the next layout; when the same
+        # change shows it (a wizard step, a section unfolding) its place is not known yet and the
+        # view stays where it was, the focus off screen. Once laid out, it is brought into view.
+        self.call_after_refresh(self._reveal_focus, event.widget)
+
+    def _reveal_focus(self, widget: Widget) -> None:
+        if widget is self.focused and widget.is_attached:
+            widget.scroll_visible(animate=False, immediate=True)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Paste) and not event.is_forwarded:

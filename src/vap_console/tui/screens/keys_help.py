@@ -68,7 +68,11 @@ def key_entries(screen: Screen[object]) -> list[KeyEntry]:
         if shown not in entry.seen:
             entry.seen.add(shown)
             entry.keys.append(shown)
-    return sorted(entries.values(), key=lambda e: GROUPS.index(e.group))
+    # Tab and Shift+Tab are known to everyone: after the console's own keys, not before them.
+    return sorted(entries.values(), key=lambda e: (GROUPS.index(e.group), e.binding_id in MOVING_FOCUS))
+
+
+MOVING_FOCUS = frozenset({"app.focus_next", "app.focus_previous"})
 
 
 def keys_table(screen: Screen[object]) -> Table:
