@@ -1185,13 +1185,13 @@ async def fill(session: Session, variant: int) -> None:
         _set(screen, "#key", ["sk_sandbox_agent", "sk_sandbox_revoked", "sk_sandbox_noscope", ""][variant % 4])
     elif name == "FilePicker":
         _set(screen, "#picker-root", ["kyc", ".", "/nonexistent", _hostile(variant)][variant % 4])
-    elif name in ("CommandPalette",):
+    elif name in ("CommandPalette", "Palette"):
         _set(screen, "Input", PALETTE_QUERIES[variant % len(PALETTE_QUERIES)])
     await session._pump()
 
 
 def _in_palette(app: Any) -> bool:
-    return type(app.screen).__name__ == "CommandPalette"
+    return type(app.screen).__name__ in ("CommandPalette", "Palette")
 
 
 # --- running, replaying and shrinking ----------------------------------------------------------

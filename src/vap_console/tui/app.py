@@ -28,6 +28,7 @@ from textual.worker import Worker
 
 from vap_console.api import errors
 from vap_console.tui.commands import AreaCommands
+from vap_console.tui.screens.dialog import Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
@@ -305,6 +306,10 @@ class VapApp(LiteralApp[int]):
         module = importlib.import_module(PROFILES_MODULE)
         if not isinstance(self.screen, module.ProfilesScreen):
             self.push_screen(module.ProfilesScreen())
+
+    def action_command_palette(self) -> None:
+        if self.use_command_palette and not Palette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def action_keys_help(self) -> None:
         if isinstance(self.screen, KeysHelpScreen):

@@ -6,18 +6,59 @@ showing that screen's keys, which do nothing while the dialog is up.
 
 from __future__ import annotations
 
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from textual import events, on
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.screen import ModalScreen
+from textual.command import CommandPalette
+from textual.screen import ModalScreen, Screen
 
 from vap_console.tui.widgets.key_bar import KeyBar
 
 T = TypeVar("T")
 
 
-class Dialog(ModalScreen[T]):
+async def _nothing() -> None:
+    return None
+
+
+def answered_already(screen: Screen[Any]) -> bool:
+    """Whether ``screen`` has left the stack: an answer to it now would close the one beneath.
+
+    Two answers come from one gesture (a double click, Enter pressed twice before the first is
+    handled); Textual's dismiss pops whatever is on top, so the second one closed the screen
+    underneath (a wizard, with what was typed) or, with nothing beneath, stopped the console.
+    """
+    return screen not in screen.app.screen_stack
+
+
+class AnswersOnce(ModalScreen[T]):
+    def dismiss(self, result: T | None = None) -> AwaitComplete:
+        if answered_already(self):
+            return AwaitComplete(_nothing())
+        return super().dismiss(result)
+
+
+class Palette(CommandPalette):
+    """Textual's command palette, closed once however many clicks land on it (its background
+    or a command)."""
+
+    def dismiss(self, result: object = None) -> AwaitComplete:
+        if answered_already(self):
+            return AwaitComplete(_nothing())
+        return super().dismiss(result)
+
+    def _select_or_command(self, event: Any = None) -> None:
+        # The second click of a double click on a command would run it a second time.
+        if answered_already(self):
+            if event is not None:
+                event.stop()
+            return
+        super()._select_or_command(event)
+
+
+class Dialog(AnswersOnce[T]):
     LABEL: ClassVar[str] = "Dialog"
     BINDINGS = [
         Binding("question_mark,f1", "show_keys", "Keys", id="dialog.keys", tooltip="Show this dialog's keys"),

@@ -15,10 +15,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Static
 
 from vap_console.tui import untrusted
+from vap_console.tui.screens.dialog import AnswersOnce
 
 THIS_SCREEN, EVERYWHERE, EDITING = "This screen", "Everywhere", "Text fields and scrolling"
 GROUPS = (THIS_SCREEN, EVERYWHERE, EDITING)
@@ -92,7 +93,7 @@ def keys_table(screen: Screen[object]) -> Table:
     return table
 
 
-class KeysHelpScreen(ModalScreen[None]):
+class KeysHelpScreen(AnswersOnce[None]):
     LABEL = "Keys"
     BINDINGS = [Binding("escape,question_mark,q,f1", "close", "Close", id="keys.close",
                         tooltip="Close the key list")]
