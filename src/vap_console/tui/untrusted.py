@@ -128,7 +128,19 @@ class LiteralApp(App[ReturnType]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Paste) and not event.is_forwarded:
             event.text = clean(event.text.replace("\r\n", "\n").replace("\r", "\n"))
+        if isinstance(event, events.MouseEvent) and not event.is_forwarded and self._lands_on_removed(event):
+            # Between a widget's removal and the next layout, the screen's map still has it there;
+            # Textual's text selection then looks up its parent (gone) and stops the console. The
+            # press is on something no longer shown: dropping it loses nothing (found by make soak).
+            return
         await super().on_event(event)
+
+    def _lands_on_removed(self, event: events.MouseEvent) -> bool:
+        try:
+            widget, _ = self.screen.get_widget_and_offset_at(event.x, event.y)
+        except Exception:  # noqa: BLE001 - no screen yet, or none any more: nothing to protect
+            return False
+        return widget is not None and widget.parent is None and widget is not self.screen
 
 
 def _literal(value: Any) -> Any:
