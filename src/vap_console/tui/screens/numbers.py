@@ -31,6 +31,7 @@ from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
 from vap_console.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
+    from vap_console.tui.screens.wizard.earlier import SessionMemory
     from vap_console.api import VapClient
 
 def is_uuid(value: str) -> bool:
@@ -146,6 +147,9 @@ class NumbersScreen(ListScreen[Rental]):
         self.from_local_index = False
         # Remembered rental ids the server answered 404 for.
         self.missing = 0
+        # The last application typed in a wizard this session, for the next one (made with the
+        # first wizard: start-up does not load the wizard's modules).
+        self.typed_earlier: SessionMemory | None = None
 
     async def fetch(self, client: VapClient) -> list[Rental]:
         try:
@@ -308,8 +312,12 @@ class NumbersScreen(ListScreen[Rental]):
         # The wizard opens the new rental's live screen itself; the list just picks it up.
         # Imported here: start-up, which shows the list, need not pay for the wizard.
         from vap_console.tui.screens.wizard import RentalWizard
+        from vap_console.tui.screens.wizard.earlier import SessionMemory
 
-        self.app.push_screen(RentalWizard(), lambda rental: self.reload() if rental else None)
+        if self.typed_earlier is None:
+            self.typed_earlier = SessionMemory()
+        self.app.push_screen(RentalWizard(rentals=list(self.items.values()), memory=self.typed_earlier),
+                             lambda rental: self.reload() if rental else None)
 
     @on(RowTable.Selected)
     def _open_rental(self, event: RowTable.Selected) -> None:

@@ -64,6 +64,22 @@ class PhoneNumber(Validator):
         return self.success()
 
 
+class NotHeld(Validator):
+    """A number the account holds already (bought or on its way): renting it again fails on the
+    server, and only after the whole wizard. ``status_of`` gives its rental's status, or None."""
+
+    def __init__(self, status_of: Callable[[str], str | None]) -> None:
+        super().__init__()
+        self.status_of = status_of
+
+    def validate(self, value: str) -> ValidationResult:
+        status = self.status_of(value)
+        if status is None:
+            return self.success()
+        shown = "+" + normalise_number(value).lstrip("+")
+        return self.failure(f"Number: this account already holds {shown} (its rental is {status})")
+
+
 class Required(Validator):
     def __init__(self, label: str) -> None:
         super().__init__()

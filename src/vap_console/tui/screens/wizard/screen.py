@@ -16,10 +16,12 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -57,8 +59,16 @@ from vap_console.api.rental import (
 )
 from vap_console.tui import untrusted
 from vap_console.tui.format import e164, money
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Dialog, answered_already
 from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
+from vap_console.tui.screens.wizard.earlier import (
+    END_USER_KEYS,
+    SessionMemory,
+    TypedApplication,
+    end_user_choices,
+    held_numbers,
+    holder_of,
+)
 from vap_console.tui.screens.wizard.rules import (
     data_field_id,
     END_USER_FIELDS,
@@ -69,6 +79,7 @@ from vap_console.tui.screens.wizard.rules import (
     Digits,
     Email,
     Landing,
+    NotHeld,
     PhoneNumber,
     Required,
     data_field_rules,
@@ -365,8 +376,14 @@ class RentalWizard(Dialog[Rental | None]):
     ]
 
     def __init__(self, *, country_iso: str = "IN", number_type: str = NumberType.LOCAL,
-                 start_dir: Path | None = None) -> None:
+                 start_dir: Path | None = None, rentals: Sequence[Rental] = (),
+                 memory: SessionMemory | None = None) -> None:
         super().__init__()
+        # The account's rentals as its list shows them: numbers it holds are refused at the
+        # number step, and their end users can fill this one's.
+        self._held = held_numbers(rentals)
+        self._memory = memory
+        self._end_user_choices = end_user_choices(rentals, memory)
         self._country = country_iso
         self._number_type = number_type
         self._start_dir = start_dir
@@ -417,12 +434,19 @@ class RentalWizard(Dialog[Rental | None]):
                         yield Button("Search", id="search")
                     yield Literal("", id="search-status", classes="hint")
                     yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
-                    yield from field("Number to rent", "number", validators=[PhoneNumber()],
+                    yield from field("Number to rent", "number",
+                                     validators=[PhoneNumber(), NotHeld(self._held_status)],
                                      placeholder="bare digits or E.164, e.g. +918045670001")
+                    yield Button("Open its rental", id="number-held")
                 with VerticalScroll(id="step-requirements"):
                     yield Literal("", id="requirements")
                 with VerticalScroll(id="step-enduser"):
                     yield Static("The business renting the number, as on its KYC documents.", classes="hint")
+                    if self._end_user_choices:
+                        yield Label("Fill from an earlier application", classes="field-label")
+                        yield Select([(untrusted.text(choice.label, multiline=False), n)
+                                      for n, choice in enumerate(self._end_user_choices)],
+                                     prompt="choose one, or type below", id="eu-from")
                     for key, label, required in END_USER_FIELDS:
                         validators: list = []
                         if required:
@@ -434,6 +458,7 @@ class RentalWizard(Dialog[Rental | None]):
                 with VerticalScroll(id="step-documents"):
                     yield Static("One file per document type; checked as soon as you choose it.",
                                  classes="hint")
+                    yield Literal("", id="doc-earlier", classes="hint")
                     yield Vertical(id="documents")
                     # Only when the server does not list its document types: the user adds them.
                     yield Button("Add another document", id="doc-add")
@@ -451,6 +476,8 @@ class RentalWizard(Dialog[Rental | None]):
 
     def on_mount(self) -> None:
         self.query_one("#doc-add", Button).display = False
+        self.query_one("#number-held", Button).display = False
+        self.query_one("#doc-earlier", Static).display = False
         table = self.query_one("#results", DataTable)
         table.add_columns("Number", "City", "Monthly rent", "Setup fee")
         table.display = False
@@ -537,6 +564,8 @@ class RentalWizard(Dialog[Rental | None]):
             if isinstance(entry, DocumentEntry):
                 self._check_file(entry)
             return
+        if input_id == "number":
+            self._show_held(event.value)
         if input_id == "number" and self._selected is not None:
             if not same_number(event.value, self._selected.number):
                 self._selected = None
@@ -631,6 +660,66 @@ class RentalWizard(Dialog[Rental | None]):
         self.banner.clear()
         self._show_step(sequence[sequence.index(self.step) + 1])
         self._focus_first_input()
+
+    def _held_status(self, number: str) -> str | None:
+        holder = holder_of(number, self._held)
+        return holder.status if holder is not None else None
+
+    def _show_held(self, number: str) -> None:
+        """The way to the rental that holds the typed number, beside the number's message."""
+        holder = holder_of(number, self._held)
+        button = self.query_one("#number-held", Button)
+        button.display = holder is not None
+        if holder is not None:
+            button.label = f"Open its rental ({holder.status})"
+            # Below the number's message: brought into view, or a small terminal hides the way on.
+            self.call_after_refresh(button.scroll_visible, animate=False)
+
+    @on(Button.Pressed, "#number-held")
+    def _open_held(self) -> None:
+        holder = holder_of(self._value("number"), self._held)
+        if holder is None:
+            return
+        from vap_console.tui.screens.rental import RentalScreen
+
+        # On top of the wizard: Esc comes back to it with everything typed.
+        self.app.push_screen(RentalScreen(holder.id, rental=holder))
+
+    @on(Select.Changed, "#eu-from")
+    def _fill_from_earlier(self, event: Select.Changed) -> None:
+        if not isinstance(event.value, int):
+            return
+        target = {key: self._end_user_choices[event.value].values.get(key, "") for key in END_USER_KEYS}
+        typed_over = [key for key in END_USER_KEYS
+                      if self._value(f"eu-{key}").strip() and self._value(f"eu-{key}").strip() != target[key]]
+        if typed_over:
+            self._ask_then_fill(target, typed_over)
+        else:
+            self._fill_end_user(target)
+
+    @work(exclusive=True, group="wizard-fill", exit_on_error=False)
+    async def _ask_then_fill(self, target: dict[str, str], typed_over: list[str]) -> None:
+        labels = {key: label for key, label, _ in END_USER_FIELDS}
+        names = ", ".join(labels[key] for key in typed_over)
+        if await self.app.push_screen_wait(Confirm(f"Replace what you typed in {names}?", yes="Replace",
+                                                   no="Keep mine")):
+            self._fill_end_user(target)
+
+    def _fill_end_user(self, values: dict[str, str]) -> None:
+        for key in END_USER_KEYS:
+            self.query_one(f"#eu-{key}", Input).value = values.get(key, "")
+        self.query_one("#eu-name", Input).focus()
+
+    def typed(self) -> TypedApplication:
+        """What was typed, for the next wizard of this session."""
+        documents = {entry.type_id: (entry.path_text, entry.data_fields())
+                     for entry in self.documents if entry.type_id}
+        return TypedApplication({key: self._value(f"eu-{key}") for key in END_USER_KEYS}, documents)
+
+    def dismiss(self, result: Rental | None = None) -> AwaitComplete:
+        if self._memory is not None and not answered_already(self):
+            self._memory.remember(self.typed())
+        return super().dismiss(result)
 
     def _show_first_problem(self) -> None:
         """Bring the first marked field of this step into view, focus it and name it in the banner."""
@@ -892,12 +981,29 @@ class RentalWizard(Dialog[Rental | None]):
         await box.remove_children()
         entries = [DocumentEntry(index, doc_type) for index, doc_type in enumerate(types)]
         await box.mount_all(entries)
+        earlier = self._memory.last.documents if self._memory is not None and self._memory.last else {}
+        filled = []
         for entry in entries:
             key = entry.doc_type.id if entry.doc_type else None
             for suffix, value in kept.get(key, {}).items():
                 found = entry.query(f"#doc-{entry.index}-{suffix}")
                 if found:
                     found.first(Input).value = value
+            if key not in kept and entry.doc_type is not None and key in earlier:
+                # The same document as in the application typed earlier this session: its file
+                # and fields again (each checked again as it is set).
+                path, fields = earlier[key]
+                entry.query_one(f"#doc-{entry.index}-path", Input).value = path
+                for data_field in entry.doc_type.data_fields:
+                    if data_field.key in fields:
+                        entry.query_one(f"#{data_field_id(entry.index, data_field.key)}", Input).value = \
+                            fields[data_field.key]
+                filled.append(entry.doc_type.label)
+        note = self.query_one("#doc-earlier", Static)
+        note.update(untrusted.content(
+            f"Filled in from the application typed earlier in this session: {', '.join(filled)}. "
+            "Check each one before you go on." if filled else ""))
+        note.display = bool(filled)
 
     def _costs(self) -> tuple[int | None, int | None, str | None]:
         source: Any = self._selected if self._selected is not None else self.requirements
