@@ -1058,8 +1058,11 @@ class Session:
     def _discard_question(self) -> bool:
         from vap_console.tui.screens.confirm import ConfirmScreen
 
+        from vap_console.tui.screens.wizard.dialogs import Confirm
+
         screen = self.app.screen
-        return isinstance(screen, ConfirmScreen) and screen._yes == "Discard"
+        return ((isinstance(screen, ConfirmScreen) and screen._yes == "Discard")
+                or (isinstance(screen, Confirm) and "discard" in screen.yes_label.lower()))
 
     async def _press(self, key: str) -> None:
         event = events.Key(key, _character(key))

@@ -450,10 +450,12 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
 
     def _say_what_is_below(self) -> None:
         scroller = self.query_one("#tool-form-fields", VerticalScroll)
-        bottom = scroller.content_region.bottom
+        # Places in the form, not on screen: right after a scroll the screen's map is not redrawn
+        # yet, and on a busy machine "more below" went on naming rows already in view.
+        bottom = scroller.scroll_y + scroller.scrollable_content_region.height
         names = []
         for row in scroller.query(".field-row"):
-            if row.region.y < bottom:  # on screen, at least in part
+            if row.virtual_region.y < bottom:  # in view, at least in part
                 continue
             first = next((path_of(w.id or "") for w in row.query("*") if path_of(w.id or "")), None)
             if first is not None:
