@@ -276,12 +276,12 @@ async def test_builtin_tool_is_explained_not_deleted() -> None:
     console = build_console(start_screen="tools")
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert column(console.app, 0)[0] == "end_call"
+        assert column(console.app, 0)[0] == "end_call°"  # marked built-in
         await pilot.press("d")
         await settle(pilot)
         assert not isinstance(console.app.screen, ConfirmScreen)
         assert "cannot be edited or deleted" in console.app.screen.query_one(Banner).message
-        assert "end_call" in column(console.app, 0)
+        assert "end_call°" in column(console.app, 0)
 
 
 # --- templates and agents ---

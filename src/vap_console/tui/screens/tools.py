@@ -10,16 +10,18 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
+from textual.widgets import Static
 
 from vap_console.api import errors
 from vap_console.api.models import Tool, ToolConfig
 from vap_console.tui import format as fmt
+from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.numbers import fields_table
 from vap_console.tui.screens.tool_form import ToolFormScreen
-from vap_console.tui.widgets.rows import Column, Row, make_row
+from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
@@ -62,6 +64,24 @@ def unknown_tool(tool_id: str) -> Tool:
                 kind="?", config=ToolConfig())
 
 
+BUILTIN_MARK = "°"
+BUILTIN_NOTE_SHORT = "° built-in"
+
+
+def url_cell(url: str | None) -> str:
+    return url.removeprefix("https://") if url else fmt.NONE
+
+
+def performed_action_text(value: str | None) -> str | None:
+    """The API sets it and documents only its default: say so, instead of a bare "end_call" that
+    reads as if the tool ended calls."""
+    if not value:
+        return None
+    if value == "end_call":
+        return "end_call: set by the server, its default for a tool created without one"
+    return f"{value}: set by the server"
+
+
 class ToolsScreen(ListScreen[Tool]):
     AREA = "tools"
     LABEL = "Tools"
@@ -71,8 +91,7 @@ class ToolsScreen(ListScreen[Tool]):
         Column("Name", 24),
         Column("Kind", 11),
         Column("Method", 6),
-        Column("URL", 40),
-        Column("Built-in", 8),
+        Column("URL", 60),
     )
     BINDINGS = [
         Binding("n", "new_tool", "New tool", id="tools.new", tooltip="Create an HTTP tool"),
@@ -95,18 +114,30 @@ class ToolsScreen(ListScreen[Tool]):
     def row_of(self, tool: Tool) -> Row:
         return make_row(
             tool.id,
-            (tool.name, tool.kind, tool.config.method or fmt.NONE, tool.config.url or fmt.NONE,
-             "yes" if tool.builtin else ""),
+            # Built-in is a mark on the name (the count line says what it means), not a column of
+            # its own that stood empty for every other tool while cutting URLs short; https:// goes
+            # for the same room (the detail shows the URL whole; http:// stays, it is worth seeing).
+            (f"{tool.name}{BUILTIN_MARK}" if tool.builtin else tool.name,
+             tool.kind, tool.config.method or fmt.NONE, url_cell(tool.config.url)),
             extra=tool.id + " " + tool.description,
         )
+
+    def _update_count(self) -> None:
+        super()._update_count()
+        shown = (self.items.get(key) for key in self.query_one(RowTable).keys)
+        if any(tool is not None and tool.builtin for tool in shown):
+            count = self.query_one("#list-count", Static)
+            count.update(untrusted.content(f"{count.content} · {BUILTIN_NOTE_SHORT}"), layout=False)
 
     def render_detail(self, tool: Tool) -> RenderableType:
         c = tool.config
         known = set(self.vap.variable_names) | llm_param_names(c.llm_params)
         auth = c.auth
         auth_text: object = None
-        if auth is not None:
-            auth_text = (f"{auth.type or 'none'} · header {auth.header_name}"
+        if auth is not None and (auth.type or "none") == "none":
+            auth_text = "none (no credentials sent)"  # a header name means nothing without auth
+        elif auth is not None:
+            auth_text = (f"{auth.type} · header {auth.header_name}"
                          + (f" · user {auth.username}" if auth.username else "")
                          + (" · secret stored" if auth.has_secret else " · no secret"))
         rows: list[tuple[str, object]] = [
@@ -125,7 +156,7 @@ class ToolsScreen(ListScreen[Tool]):
             ("llm params", Text("\n").join(llm_param_line(p) for p in c.llm_params) or None),
             ("outputs", "\n".join(f"{o.name} ← {o.path or '(whole response)'}" for o in c.outputs) or None),
             ("action", c.action),
-            ("performed action", c.performed_action),
+            ("performed action", performed_action_text(c.performed_action)),
             ("curl", c.curl or None),
             ("created", fmt.when(tool.created_at)),
             ("updated", fmt.when(tool.updated_at)),
