@@ -3,6 +3,7 @@ costs, the call slots, drafts and deploying, and each of the call endpoints' err
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from pathlib import Path
@@ -292,3 +293,37 @@ async def test_voices_say_how_each_engine_is_steered() -> None:
         assert "no descriptions" in lines["muga"]
         assert "a description (4 offered) or a preset voice (speaker_1" in lines["mulberry"]
         assert "Steered by a preset voice (ira, aisha, siya, zoya) · no phone calls" in lines["mulberry-1.6"]
+
+
+class HeldCall(httpx.AsyncBaseTransport):
+    """Holds POST /v1/webcall until released, as a slow server does."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.release = asyncio.Event()
+        self.waiting = False
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path == "/v1/webcall":
+            self.waiting = True
+            await self.release.wait()
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_call_being_started_is_never_cut_off_by_another_w() -> None:
+    made: list[HeldCall] = []
+    console = build_console(start_screen="agents",
+                            transport_wrapper=lambda inner: made.append(HeldCall(inner)) or made[-1])
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, WebCallConfirm))
+        await pilot.press("y")
+        await until(pilot, lambda: made[0].waiting)
+        await pilot.press("w")
+        await until(pilot, lambda: any("being started" in n.message for n in app._notifications))
+        assert not isinstance(app.screen, WebCallConfirm)
+        made[0].release.set()
+        await until(pilot, lambda: isinstance(app.screen, WebCallScreen))
+        assert len(console.account.webcalls) == 1

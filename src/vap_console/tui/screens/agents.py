@@ -100,6 +100,7 @@ class AgentsScreen(ListScreen[Agent]):
         self.from_local_index = False
         # Each repeats exactly the request that failed last (set as the request starts).
         self.retry_webcall: Callable[[], object] | None = None
+        self.retry_webcall_ask: Callable[[], object] | None = None
         self.retry_delete: Callable[[], object] | None = None
         self.retry_deploy: Callable[[], object] | None = None
         # GET /v1/agent/limits as last read; None while unknown or where the server lacks it.
@@ -208,14 +209,22 @@ class AgentsScreen(ListScreen[Agent]):
 
     def action_web_call(self) -> None:
         agent = self.current
-        if agent is not None:
-            self.ask_web_call(agent)
+        if agent is None:
+            return
+        if self.starting_call():
+            # A call being started must not be cut off: its answer holds the only way to join it.
+            self.notify("A web call is being started; wait for its answer.", severity="warning")
+            return
+        self.ask_web_call(agent)
 
-    @work(exclusive=True, group="webcall", exit_on_error=False)
+    def starting_call(self) -> bool:
+        return any(w.group == "webcall" and not w.is_finished for w in self.workers)
+
+    @work(exclusive=True, group="webcall_ask", exit_on_error=False)
     async def ask_web_call(self, agent: Agent) -> None:
         # Retry in a failure's banner comes back here: it asks again, for this very agent
         # (whichever row is highlighted by then), and starts nothing by itself.
-        self.retry_webcall = partial(self.ask_web_call, agent)
+        self.retry_webcall = self.retry_webcall_ask = partial(self.ask_web_call, agent)
         self.post_message(self.WebCallAsked(agent, await self.limits_or_none()))
 
     @on(WebCallAsked)
@@ -224,12 +233,14 @@ class AgentsScreen(ListScreen[Agent]):
         agent = message.agent
 
         def answered(yes: bool | None) -> None:
-            if yes:
+            if yes and not self.starting_call():
                 self.start_web_call(agent)
 
         self.app.push_screen(WebCallConfirm(label_of(agent), message.limits), answered)
 
-    @work(exclusive=True, group="webcall", exit_on_error=False)
+    # Not exclusive: a new worker of an exclusive group cancels the one running, and a cancelled
+    # start may have begun a billed call whose credentials would then never be shown.
+    @work(group="webcall", exit_on_error=False)
     async def start_web_call(self, agent: Agent) -> None:
         self.retry_webcall = partial(self.ask_web_call, agent)
         session = await self.vap.call_api(lambda c: c.start_webcall(agent.ref), resend=False)
