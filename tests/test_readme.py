@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.net import wait_for_port
+from vap_console.sandbox.keys import DEFAULT_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -36,6 +37,11 @@ def shell_lines() -> list[str]:
             if command:
                 lines.append(command)
     return lines
+
+
+def deploy_line() -> str:
+    """The README's sandbox-only deploy command (a curl line)."""
+    return next(line.strip() for line in README.splitlines() if line.startswith("curl -X POST") and "/deploy" in line)
 
 
 def run(args: list[str], env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -80,7 +86,7 @@ def test_the_commands_that_end_by_themselves_run_for_real(tmp_path: Path) -> Non
            "VAP_API_KEY": "", "VAP_BASE_URL": ""}
     assert ["vap", "profiles"] in vap_commands() and ["vap", "sandbox", "serve"] in vap_commands()
     profiles = run([str(BIN / "vap"), "profiles"], env=env)
-    assert profiles.returncode == 0 and "vap login --base-url URL" in profiles.stdout
+    assert profiles.returncode == 0 and "run `vap login`" in profiles.stdout
 
     serve = subprocess.Popen([str(BIN / "vap"), "sandbox", "serve", "--port", "0"], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -98,6 +104,14 @@ def test_the_commands_that_end_by_themselves_run_for_real(tmp_path: Path) -> Non
                     env={**env, "VAP_API_KEY": "sk_sandbox_agent", "VAP_BASE_URL": url})
         assert watch.returncode == 0, watch.stderr
         assert watch.stdout.splitlines()[-1].startswith("active +")
+        # The sandbox-only deploy, as the README writes it, on the seeded draft.
+        request = urllib.request.Request(f"{url.rstrip('/')}/v1/agents",
+                                         headers={"Authorization": f"Bearer {DEFAULT_KEY}"})
+        draft = next(a for a in json.load(urllib.request.urlopen(request, timeout=30))["items"]
+                     if not a["deployed"])
+        line = deploy_line().replace("http://127.0.0.1:8787", url.rstrip("/")).replace("AGENT_REF", draft["handle"])
+        deployed = run(shlex.split(line))
+        assert deployed.returncode == 0 and json.loads(deployed.stdout)["deployed"] is True, deployed.stderr
     finally:
         serve.terminate()
         serve.wait(timeout=30)

@@ -13,6 +13,7 @@ from typing import TextIO
 from urllib.parse import urlsplit
 
 from vap_console.credentials import (
+    DEFAULT_BASE_URL,
     ENV_BASE_URL,
     ENV_KEY,
     CredentialsInputError,
@@ -22,6 +23,7 @@ from vap_console.credentials import (
     ProfilesFileError,
     check_api_key,
     check_base_url,
+    key_host_warning,
     mask,
 )
 from vap_console.literal import clean
@@ -109,14 +111,15 @@ def login(
         elif existing:
             url = existing.base_url
         else:
-            raise _Fail(
-                f"profile {name!r} has no base URL yet: pass --base-url URL (or set {ENV_BASE_URL}); "
-                "there is no built-in default",
-                EXIT_USAGE,
-            )
+            # The public service, so a person types only the key.
+            url = DEFAULT_BASE_URL
+            _say(f"Base URL: {url} (the public service; --base-url URL for another).", sys.stderr)
         # The key is checked before the keyring is touched: a wrong key is said as such even on a
         # machine with no keyring, and a good one is known good before the ways on are offered.
         key = _read_key(stdin or sys.stdin, name)
+        warning = key_host_warning(key, url)
+        if warning:
+            _say(f"vap login: {warning}", sys.stderr)
         try:
             (verify or verify_key)(url, key)
         except Exception as exc:  # noqa: BLE001 - every failure becomes one line
@@ -199,7 +202,7 @@ def profiles(*, keystore: KeyStore | None = None) -> int:
     env_url = store.env.get(ENV_BASE_URL, "").strip()
 
     if not config.profiles:
-        _say("No profiles yet: run `vap login --base-url URL` to add one.")
+        _say("No profiles yet: run `vap login` to add one (the public service; --base-url URL for another).")
         if env_key:
             target = env_url or f"no base URL: set {ENV_BASE_URL}"
             _say(f"{ENV_KEY} is set ({mask(env_key)}) and is used with {target}.")

@@ -74,6 +74,7 @@ def _run_on_sandbox(speed: float) -> int:
             base_url="http://127.0.0.1",  # the port is the child's; the app takes it from the client
             local_index=LocalIndex("sandbox", data_dir=index_dir),
             settings=settings,
+            on_sandbox=True,
         )
         return _run(app)
     finally:
@@ -131,6 +132,11 @@ def profile_console(store: KeyStore, creds: ResolvedCredentials, settings: Setti
         credentials=store,
     )
     app.profile_label = profile_label(creds, stored=stored)
+    from vap_console.credentials import key_host_warning
+
+    warning = key_host_warning(key, base_url)
+    if warning:
+        app.start_warnings.append(warning)
     return app
 
 

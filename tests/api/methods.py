@@ -47,6 +47,8 @@ class Method:
     call: Callable[[VapClient], Awaitable[Any]]
     # A body the method turns into its model (None: the method returns None, a delete).
     valid: Any
+    # Where its path starts (the sandbox's own endpoints are outside /v1).
+    prefix: str = "/v1/"
 
     @property
     def is_post(self) -> bool:
@@ -78,6 +80,10 @@ METHODS: list[Method] = [
     Method("list_agents", "GET", lambda c: c.list_agents(), page(AGENT)),
     Method("list_voices", "GET", lambda c: c.list_voices(), VOICES),
     Method("start_webcall", "POST", lambda c: c.start_webcall("ua_front"), WEBCALL),
+    Method("get_agent", "GET", lambda c: c.get_agent("ua_front"), AGENT),
+    Method("agent_limits", "GET", lambda c: c.agent_limits(), {"concurrency_limit": 4, "active_requests": 1}),
+    Method("sandbox_deploy_agent", "POST", lambda c: c.sandbox_deploy_agent("ua_front"), AGENT,
+           prefix="/sandbox/"),
 ]
 
 WITH_BODY = [m for m in METHODS if m.http != "DELETE"]

@@ -60,10 +60,10 @@ def test_invalid_request_message_lists_every_failing_field():
 
 
 def test_unknown_code_keeps_the_code_and_message():
-    error = errors.error_from_body(409, error_body("agent_not_deployed", "Deploy the agent first"))
+    error = errors.error_from_body(409, error_body("agent_busy", "The agent is busy"))
     assert type(error) is errors.ApiError
-    assert error.code == "agent_not_deployed"
-    assert str(error) == "Deploy the agent first (HTTP 409, agent_not_deployed)."
+    assert error.code == "agent_busy"
+    assert str(error) == "The agent is busy (HTTP 409, agent_busy)."
 
 
 @pytest.mark.parametrize(("status", "cls"), [

@@ -60,7 +60,7 @@ async def test_an_unusable_2xx_is_unexpected_response_on_every_method(make_clien
     for word in words:
         assert word in text
     # What was asked, and where to look.
-    assert f"{method.http} /v1/" in text
+    assert f"{method.http} {method.prefix}" in text
     assert "check the base URL" in text
     assert API_KEY not in text and API_KEY not in repr(error)
     assert error.__cause__ is None and error.__context__ is None
@@ -109,7 +109,7 @@ async def test_a_redirect_is_unexpected_response_on_every_method_and_never_follo
     assert isinstance(error, errors.UnexpectedResponse)
     assert error.code == "redirected" and error.status == 308
     assert error.location == "https://new.example.test/v1/x"
-    assert f"redirected {method.http} /v1/" in str(error)
+    assert f"redirected {method.http} {method.prefix}" in str(error)
     assert "set the base URL to the new address" in str(error)
     assert len(server.requests) == 1
     assert error.maybe_applied is False
@@ -145,11 +145,11 @@ async def test_a_status_the_api_does_not_use_without_its_error_body_is_unexpecte
 
 
 async def test_an_error_body_in_the_apis_format_keeps_its_class_and_message(make_client):
-    client, _ = make_client(json_response(409, error_body("agent_not_deployed", "Deploy it first")))
+    client, _ = make_client(json_response(409, error_body("agent_busy", "Try later")))
     with pytest.raises(errors.ApiError) as caught:
         await client.start_webcall("ua_front")
     assert type(caught.value) is errors.ApiError
-    assert caught.value.code == "agent_not_deployed"
+    assert caught.value.code == "agent_busy" and caught.value.message == "Try later"
     assert caught.value.maybe_applied is False
 
 

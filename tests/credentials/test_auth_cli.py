@@ -96,11 +96,32 @@ def test_failed_login_keeps_the_previous_key(memory_keyring: MemoryKeyring) -> N
     assert memory_keyring.items == {("vap-console", "default"): GOOD}
 
 
-def test_first_login_needs_a_base_url_and_says_so(memory_keyring, xdg_dirs, capsys) -> None:
-    assert login(base_url=None) == 2
+def test_first_login_offers_the_public_base_url(memory_keyring, xdg_dirs, capsys) -> None:
+    asked: list[str] = []
+    assert auth_cli.login(None, None, stdin=Pipe(GOOD + "\n"), verify=lambda url, key: asked.append(url)) == 0
+    assert asked == ["https://silk-api.rumik.ai"]
+    assert "Base URL: https://silk-api.rumik.ai (the public service" in capsys.readouterr().err
+    saved = tomllib.loads(config_file(xdg_dirs).read_text())
+    assert saved["profiles"]["default"]["base_url"] == "https://silk-api.rumik.ai"
+
+
+@pytest.mark.parametrize(("key", "url", "words"), [
+    ("rk_test_agent0000000000000000000", "https://silk-api.rumik.ai", "sandbox test key"),
+    ("sk_sandbox_agent", "https://silk-api.rumik.ai", "sandbox test key"),
+    ("rk_live_abcdefghijklmnopqrstuvwx", "http://127.0.0.1:8787", "live key"),
+])
+def test_a_key_that_does_not_fit_the_host_gets_one_line(memory_keyring, capsys, key, url, words) -> None:
+    auth_cli.login(None, url, stdin=Pipe(key + "\n"), verify=lambda u, k: None)
     err = capsys.readouterr().err
-    assert "pass --base-url URL (or set VAP_BASE_URL)" in err
-    assert memory_keyring.items == {} and not config_file(xdg_dirs).exists()
+    lines = [line for line in err.splitlines() if "warning" in line]
+    assert len(lines) == 1 and words in lines[0]
+    assert key not in err and key[-4:] not in err
+
+
+def test_a_key_that_fits_the_host_gets_no_warning(memory_keyring, capsys) -> None:
+    auth_cli.login(None, "http://127.0.0.1:8787", stdin=Pipe("rk_test_agent0000000000000000000\n"),
+                   verify=lambda u, k: None)
+    assert "warning" not in capsys.readouterr().err
 
 
 def test_relogin_reuses_the_profile_url_and_env_url_counts(
@@ -201,7 +222,7 @@ def test_profiles_lists_source_and_masked_key(memory_keyring, monkeypatch, capsy
 
 def test_profiles_with_none_says_how_to_start(memory_keyring, capsys) -> None:
     assert auth_cli.profiles() == 0
-    assert "vap login --base-url URL" in capsys.readouterr().out
+    assert "run `vap login`" in capsys.readouterr().out
 
 
 def test_profiles_with_a_broken_keyring_waits_once_and_fails(xdg_dirs, capsys) -> None:

@@ -61,7 +61,7 @@ def error_of(response: httpx.Response) -> tuple[int, str]:
     body = ErrorBody.model_validate(response.json())
     assert body.error, body
     assert (body.details is not None) == (body.code == "invalid_request"), body
-    assert (body.limit is not None) == (body.code == "rate_limited"), body
+    assert (body.limit is not None) == (body.code in ("rate_limited", "concurrency_limit_exceeded")), body
     return response.status_code, body.code
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import httpx
@@ -11,15 +12,51 @@ from vap_console.api.models import Agent, AgentCreate, AgentTemplate, Page, Rent
 from .conftest import error_of, locs
 
 
-async def test_voices_offer_muga_without_named_voices_and_mulberry_with_them(client: httpx.AsyncClient) -> None:
+async def test_voice_engines_follow_the_public_docs(client: httpx.AsyncClient) -> None:
     catalog = VoiceCatalog.model_validate((await client.get("/v1/voices")).json())
     engines = {m.id: m for m in catalog.models}
-    assert engines["muga"].voices == [] and engines["muga"].descriptions
-    assert engines["mulberry"].voices == ["ira", "aisha", "siya", "zoya"]
+    assert list(engines) == ["muga", "mulberry", "mulberry-1.6"] and catalog.default_model == "muga"
+    muga, mulberry, v16 = engines["muga"], engines["mulberry"], engines["mulberry-1.6"]
+    # muga: tone tags and inline events, no descriptions, no presets, romanised Hinglish.
+    assert muga.voices == [] and muga.descriptions == [] and [lang.id for lang in muga.languages] == ["hinglish"]
+    assert muga.model_extra and muga.model_extra["tones"][0] == "neutral" and "<laugh>" in muga.model_extra["events"]
+    # mulberry: descriptions or presets speaker_1..speaker_4.
+    assert mulberry.voices == ["speaker_1", "speaker_2", "speaker_3", "speaker_4"] and mulberry.descriptions
+    # mulberry-1.6: its own presets and languages, no phone calls.
+    assert v16.voices == ["ira", "aisha", "siya", "zoya"] and not v16.phone_calls and not v16.descriptions
+    assert {lang.id for lang in v16.languages} - {lang.id for lang in mulberry.languages}
+    assert muga.phone_calls and mulberry.phone_calls
     for engine in engines.values():
-        assert [lang.id for lang in engine.languages] == ["english", "hinglish", "hindi"]
-        assert engine.default_language in {"english", "hinglish", "hindi"}
-    assert catalog.default_model in engines
+        assert engine.default_language in {lang.id for lang in engine.languages}
+
+
+async def test_every_template_is_a_valid_agent(client: httpx.AsyncClient) -> None:
+    templates = Page[AgentTemplate].model_validate((await client.get("/v1/agents/templates")).json()).items
+    assert {t.tts_config.model for t in templates} == {"muga", "mulberry", "mulberry-1.6"}
+    for template in templates:
+        body = AgentCreate.from_template(template, template.name).model_dump(mode="json", by_alias=True)
+        response = await client.post("/v1/agents", json=body)
+        assert response.status_code == 201, (template.slug, response.text)
+
+
+async def test_tts_config_is_checked_per_engine(client: httpx.AsyncClient) -> None:
+    cases = [
+        ({"model": "muga", "description": "A calm voice"}, {"body.ttsConfig.description"}),
+        ({"model": "muga", "voice": "ira"}, {"body.ttsConfig.voice"}),
+        ({"model": "mulberry", "voice": "ira"}, {"body.ttsConfig.voice"}),
+        ({"model": "mulberry-1.6", "voice": ""}, {"body.ttsConfig.voice"}),
+        ({"model": "mulberry-1.6", "voice": "zoya", "description": "x"}, {"body.ttsConfig.description"}),
+        ({"model": "mulberry", "voice": "speaker_4", "f0_up_key": 12.5}, {"body.ttsConfig.f0_up_key"}),
+    ]
+    for tts, expected in cases:
+        response = await client.post("/v1/agents", json={"name": "Check", "ttsConfig": tts})
+        assert error_of(response) == (422, "invalid_request") and locs(response) == expected, tts
+    for tts in ({"model": "mulberry", "voice": "speaker_2", "f0_up_key": -2.5},
+                {"model": "mulberry", "description": "A calm voice"}, {"model": "muga"},
+                {"model": "mulberry-1.6", "voice": "aisha"}):
+        response = await client.post("/v1/agents", json={"name": "Fine", "ttsConfig": tts})
+        assert response.status_code == 201, (tts, response.text)
+        assert response.json()["ttsConfig"]["f0_up_key"] == tts.get("f0_up_key", 0)
 
 
 async def test_an_agent_from_a_template_gets_a_uuid_a_handle_and_its_variables(client: httpx.AsyncClient) -> None:
@@ -38,6 +75,11 @@ async def test_an_agent_from_a_template_gets_a_uuid_a_handle_and_its_variables(c
     assert "book_appointment" not in names or names["book_appointment"]["toolId"]
     listed = {a["id"] for a in (await client.get("/v1/agents")).json()["items"]}
     assert agent.id in listed
+    # GET /v1/agents/{ref} by either reference.
+    for ref in (agent.id, agent.handle):
+        one = await client.get(f"/v1/agents/{ref}")
+        assert one.status_code == 200 and Agent.model_validate(one.json()).id == agent.id
+    assert error_of(await client.get("/v1/agents/ua_nobody")) == (404, "agent_not_found")
 
 
 async def test_agent_validation_lists_every_field(client: httpx.AsyncClient) -> None:
@@ -64,6 +106,7 @@ async def test_webcall_by_uuid_or_handle_with_either_field_name(client: httpx.As
         assert response.status_code == 200, response.text
         sessions.append(WebCallSession.model_validate(response.json()))
     assert all(s.host.startswith("wss://") for s in sessions)
+    assert all(re.fullmatch(r"call-[0-9a-f]{32}", s.room_name) for s in sessions)
     assert len({s.call_id for s in sessions}) == 3 and all(uuid.UUID(s.call_id) for s in sessions)
 
 
@@ -90,9 +133,9 @@ async def test_deleting_an_agent_detaches_its_number(client: httpx.AsyncClient) 
 async def test_null_optional_agent_fields_mean_not_sent(client: httpx.AsyncClient) -> None:
     response = await client.post("/v1/agents", json={
         "name": "Plain", "systemInstruction": None, "greeting": None, "source": None, "templateSlug": None,
-        "deployed": None, "ttsConfig": {"model": "muga", "voice": None, "temperature": None},
+        "ttsConfig": {"model": "muga", "voice": None, "temperature": None},
     })
     assert response.status_code == 201, response.text
     agent = response.json()
-    assert agent["deployed"] is True and agent["source"] == "blank"
+    assert agent["deployed"] is False and agent["source"] == "blank"
     assert agent["ttsConfig"]["temperature"] == 0.6 and agent["ttsConfig"]["voice"] == ""

@@ -11,7 +11,7 @@ import sys
 import httpx
 import pytest
 
-from vap_console.sandbox.keys import SANDBOX_KEYS
+from vap_console.sandbox.keys import KEYS
 from vap_console.sandbox.server import serve_main
 
 from .conftest import auth
@@ -41,8 +41,9 @@ def test_serves_prints_keys_and_stops_cleanly(sig: signal.Signals) -> None:
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)  # bounds a hang; a stop takes well under a second
     assert proc.returncode == 0
-    for key in SANDBOX_KEYS:
-        assert key in banner
+    for key in KEYS:
+        assert key.key in banner
+    assert "sk_sandbox_agent" in banner  # the old names still work, and the banner says so
     assert "0002" in banner and "stopped" in out
     assert "Traceback" not in err and "Traceback" not in out
 

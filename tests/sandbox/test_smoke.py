@@ -21,11 +21,11 @@ async def test_seeded_account_lists_parse_as_the_wire_models(sandbox_transport: 
     assert any(t.builtin for t in tools.items) and any(not t.builtin for t in tools.items)
     assert len(variables.items) >= 12 and any(v.tool_id for v in variables.items)
     assert len(templates.items) >= 5
-    assert {m.id for m in voices.models} == {"muga", "mulberry"}
+    assert {m.id for m in voices.models} == {"muga", "mulberry", "mulberry-1.6"}
 
 
 def test_live_sandbox_serves_on_loopback(live_sandbox) -> None:  # noqa: ANN001
     assert live_sandbox.base_url.startswith("http://127.0.0.1:")
     response = httpx.get(f"{live_sandbox.base_url}/v1/voices", headers=AUTH, timeout=5)
     assert response.status_code == 200
-    assert response.json()["defaultModel"] == "mulberry"
+    assert response.json()["defaultModel"] == "muga"

@@ -121,6 +121,7 @@ def build_console(
         local_index=LocalIndex("sandbox", data_dir=index_dir) if index_dir else None,
         settings=settings or Settings(),
         start_screen=start_screen,
+        on_sandbox=True,
     )
     app.sleep = advance
     return Console(app, clock, sandbox, api_key)
@@ -269,6 +270,16 @@ async def run_from_palette(pilot: Pilot, command: str) -> None:
     await pilot.press("enter")
 
 
+async def web_call(pilot: Pilot) -> None:
+    """Ask for a web call (w) and say yes to its confirm once it is up, as a person would."""
+    from vap_console.tui.screens.webcall import WebCallConfirm
+
+    await pilot.press("w")
+    await until(pilot, lambda: isinstance(pilot.app.screen, WebCallConfirm))
+    await pilot.press("y")
+    await settle(pilot, expect_failed_workers=True)
+
+
 def fill_login(login: Screen, profile: str, base_url: str, key: str) -> None:
     """Put a profile's name, server and API key in the login screen's fields (as pasted)."""
     for field_id, value in (("profile", profile), ("base-url", base_url), ("key", key)):
@@ -347,7 +358,9 @@ SCENES.update({
     "tool_form_errors": Scene("tools", _tool_form_invalid),
     "tool_builtin_delete": Scene("tools", keys("d")),
     "create_agent_dialog": Scene("templates", _create_agent),
-    "webcall_dialog": Scene("agents", keys("w")),
+    "webcall_confirm": Scene("agents", keys("w")),
+    "webcall_dialog": Scene("agents", keys("w", "y")),
+    "agent_draft_refused": Scene("agents", keys("down", "down", "w", "y")),
     "delete_agent_confirm": Scene("agents", keys("d")),
     "keys_help": Scene("tools", keys("question_mark")),
 })

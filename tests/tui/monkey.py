@@ -244,7 +244,10 @@ def _chunk(rng: random.Random) -> list[Event]:
         # "Create the tool with unknown placeholders?" when the URL has some: yes, mostly.
         return out + ([["key", "y"]] if rng.random() < 0.6 else [])
     if kind == "webcall":
-        out = [["key", "6"], *_downs(rng, 4), ["key", "w"]]
+        # w asks first (the call is billed): mostly yes, sometimes no, sometimes a click.
+        answer = rng.choices([["key", "y"], ["key", "n"], ["target", "#yes"], ["key", "escape"]],
+                             weights=[6, 1, 1, 1])[0]
+        out = [["key", "6"], *_downs(rng, 4), ["key", "w"], answer]
         return out + [["key", rng.choice(["t", "h", "o", "i", "escape"])] for _ in range(rng.randint(0, 3))]
     if kind == "create_agent":
         name = rng.choice(PLAIN + HOSTILE[:24])

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "screenshots"
 README_SCENES = (
     "numbers", "tools", "variables", "voices", "templates", "agents",
-    "tool_form_errors", "create_agent_dialog", "webcall_dialog", "delete_agent_confirm",
+    "tool_form_errors", "create_agent_dialog", "webcall_confirm", "webcall_dialog", "delete_agent_confirm",
     "keys_help", "numbers_error", "tools_empty",
 )
 

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import Input, Static, TextArea
 
-from tests.tui.console_scenes import build_console, click, console_with_outage, quiet, run_from_palette, settle
+from tests.tui.console_scenes import web_call, build_console, click, console_with_outage, quiet, run_from_palette, settle
 from vap_console.sandbox.state import VariableRecord
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
@@ -71,7 +71,7 @@ async def test_number_keys_and_palette_switch_areas() -> None:
         await run_from_palette(pilot, "Go to Voices")
         await settle(pilot)
         assert isinstance(console.app.screen, VoicesScreen)
-        assert table(console.app).keys == ["mulberry", "muga"]
+        assert table(console.app).keys == ["muga", "mulberry", "mulberry-1.6"]
 
 
 async def test_filter_narrows_rows_and_escape_restores_them() -> None:
@@ -150,7 +150,7 @@ async def test_rate_limit_waits_retry_after_then_loads() -> None:
             await pilot.press(key)
             await settle(pilot)
         assert isinstance(console.app.screen, VoicesScreen)
-        assert table(console.app).keys == ["mulberry", "muga"]
+        assert table(console.app).keys == ["muga", "mulberry", "mulberry-1.6"]
         waited = console.clock.now() - started
         assert timedelta(seconds=1) <= waited <= timedelta(seconds=61)
         # The wait was said in the screen's banner (tests/tui/test_console_fixes.py), gone once loaded.
@@ -312,8 +312,7 @@ async def test_web_call_masks_the_token_and_copies_it_whole() -> None:
     console.app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("w")
-        await settle(pilot)
+        await web_call(pilot)
         assert isinstance(console.app.screen, WebCallScreen)
         token = console.account.webcalls[-1]["token"]
         shown = plain(console.app.screen.query_one("#value-token", Static)).strip()
@@ -328,8 +327,7 @@ async def test_web_call_on_undeployed_agent_shows_banner_with_retry() -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         table(console.app).move_to_key(next(a.id for a in console.account.agents.values() if not a.deployed))
-        await pilot.press("w")
-        await settle(pilot)
+        await web_call(pilot)
         assert isinstance(console.app.screen, AgentsScreen)
         banner = console.app.screen.query_one(Banner)
         assert "agent_not_deployed" in banner.message

@@ -48,3 +48,12 @@ async def test_an_env_key_session_says_env_and_follows_the_profile_added(live_sa
         # qa1 is the only profile, so the active one: the console now runs on it (the env key still wins).
         assert app.profile_name == "qa1"
         assert "profile qa1 (env key)" in top_line(app)
+
+
+def test_a_live_key_for_a_local_sandbox_is_warned_about_at_start(live_sandbox) -> None:
+    live = KeyStore(backend=MemoryKeyring(), env={"VAP_API_KEY": "rk_live_abcdefghijklmnopqrstuvwx",
+                                                   "VAP_BASE_URL": live_sandbox.base_url})
+    app = profile_console(live, live.resolve())
+    assert len(app.start_warnings) == 1 and "live key" in app.start_warnings[0]
+    test_key = KeyStore(backend=MemoryKeyring(), env={"VAP_API_KEY": AGENT, "VAP_BASE_URL": live_sandbox.base_url})
+    assert profile_console(test_key, test_key.resolve()).start_warnings == []

@@ -11,10 +11,10 @@ import httpx
 from rich.console import Console
 from textual.widgets import Button, Static
 
-from tests.tui.console_scenes import build_console, click, console_with_outage, run_from_palette, settle, until
+from tests.tui.console_scenes import web_call, build_console, click, console_with_outage, run_from_palette, settle, until
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
-from vap_console.tui.screens.webcall import WebCallScreen
+from vap_console.tui.screens.webcall import WebCallConfirm, WebCallScreen
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.rows import RowTable
 from vap_console.tui.widgets.status_bar import StatusBar
@@ -45,20 +45,23 @@ async def test_a_banner_clears_when_the_next_action_works_and_retry_repeats_the_
         await settle(pilot)
         banner = console.app.screen.query_one(Banner)
         table(console.app).move_to_key(agent_id(console, "Meera"))
-        await pilot.press("w")
-        await settle(pilot)
+        await web_call(pilot)
         assert "agent_not_deployed" in banner.message
-        # Retry pressed with Kabir highlighted still asks for Meera's call (and fails the same way).
+        # Retry pressed with Kabir highlighted asks again for Meera's call (a billed call is never
+        # started without a yes), and fails the same way.
         table(console.app).move_to_key(agent_id(console, "Kabir"))
         await settle(pilot)
         await click(pilot, "#banner-retry")
-        await settle(pilot)
+        await until(pilot, lambda: isinstance(console.app.screen, WebCallConfirm))
+        assert "Meera" in plain(console.app.screen.query_one(".dialog-title", Static))
+        assert console.account.webcalls == []
+        await pilot.press("y")
+        await settle(pilot, expect_failed_workers=True)
         assert isinstance(console.app.screen, AgentsScreen)
         assert console.account.webcalls == []
         assert "agent_not_deployed" in banner.message
         # Kabir's call works: the old banner goes.
-        await pilot.press("w")
-        await settle(pilot)
+        await web_call(pilot)
         assert isinstance(console.app.screen, WebCallScreen)
         assert console.account.webcalls[-1]["agentId"] == agent_id(console, "Kabir")
         await pilot.press("escape")
@@ -71,8 +74,7 @@ async def test_escape_clears_a_banner() -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         table(console.app).move_to_key(agent_id(console, "Meera"))
-        await pilot.press("w")
-        await settle(pilot)
+        await web_call(pilot)
         banner = console.app.screen.query_one(Banner)
         assert "agent_not_deployed" in banner.message
         await pilot.press("escape")
@@ -169,7 +171,7 @@ async def test_the_429_banner_counts_down() -> None:
         go.set()
         await settle(pilot)
         assert banner.message == ""
-        assert table(console.app).keys == ["mulberry", "muga"]
+        assert table(console.app).keys == ["muga", "mulberry", "mulberry-1.6"]
 
 
 # --- 8: columns and the detail pane use the width there is; long values wrap, ids whole ---

@@ -94,6 +94,9 @@ async def test_dialogs_quote_server_text_literally() -> None:
         await pilot.press("6")
         await shown(pilot, "agents")
         await pilot.press("w")
+        text = await shown(pilot, "web call confirm")
+        assert "Start a billed web call with" in text
+        await pilot.press("y")
         text = await shown(pilot, "web call dialog")
         assert "Web call with" in text
         await pilot.press("escape")

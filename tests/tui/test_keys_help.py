@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 from textual.widgets import Static
 
-from tests.tui.console_scenes import build_console, settle, until
+from tests.tui.console_scenes import web_call, build_console, settle, until
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.webcall import WebCallScreen
@@ -64,7 +64,7 @@ async def test_a_dialog_has_question_mark_and_its_own_key_bar() -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         app = console.app
         await settle(pilot)
-        await pilot.press("w")
+        await web_call(pilot)
         await until(pilot, lambda: isinstance(app.screen, WebCallScreen))
         await settle(pilot)
         bar = app.screen.query_one(KeyBar).render().plain

@@ -204,7 +204,7 @@ def test_reasons_say_why_the_login_screen_is_shown() -> None:
 
 def test_snapshot_login_first_start(snap_compare) -> None:
     app = LoginApp(KeyStore(backend=MemoryKeyring()), profile="default",
-                   reason="No profile yet: enter a name, the API's base URL and an API key.",
+                   reason=no_key_reason(None, None),
                    verify=verify_async)
     assert snap_compare(app, terminal_size=(100, 34))
 
@@ -279,3 +279,28 @@ async def test_a_keyring_known_broken_at_start_offers_the_session_at_once() -> N
         await until(pilot, lambda: app.result is not UNSET)
     assert (app.result.source, app.result.key, app.result.profile) == ("session", GOOD_KEY, "work")
     assert screen.keystore.resolve("work").source == "session"
+
+
+async def test_the_public_base_url_is_offered_so_only_the_key_is_typed() -> None:
+    app = Host(login_screen(MemoryKeyring(), profile="work"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await quiet(pilot)
+        assert app.login.query_one("#base-url", Input).value == "https://silk-api.rumik.ai"
+        assert app.focused is app.login.query_one("#key", Input)
+        assert app.login.query_one("#key", Input).placeholder == "rk_live_…"
+
+
+async def test_a_key_that_does_not_fit_the_host_is_warned_about_as_typed() -> None:
+    app = Host(login_screen(MemoryKeyring(), profile="work"))
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = app.login
+        await pilot.press(*"rk_test_agent0000000000000000000")
+        await quiet(pilot)
+        warning = text(screen, "#key-warning")
+        assert "sandbox test key" in warning and "silk-api.rumik.ai" in warning and "0000" not in warning
+        screen.query_one("#base-url", Input).value = "http://127.0.0.1:8787"
+        await quiet(pilot)
+        assert text(screen, "#key-warning") == ""
+        screen.query_one("#key", Input).value = "rk_live_abcdefghijklmnopqrstuvwx"
+        await quiet(pilot)
+        assert "live key" in text(screen, "#key-warning") and "uvwx" not in text(screen, "#key-warning")

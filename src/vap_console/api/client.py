@@ -65,6 +65,7 @@ from vap_console.api import errors
 from vap_console.api.models import (
     Agent,
     AgentCreate,
+    AgentLimits,
     AgentTemplate,
     AvailableNumber,
     Page,
@@ -100,7 +101,7 @@ ERROR_BODY_BYTES = MIB
 CLOSE_TIMEOUT = 5.0
 RETRY_STATUSES = frozenset({429, 502, 503})
 # An error the server will repeat however often it is asked: not worth a retry.
-_PERMANENT_CODES = frozenset({errors.NotConfigured.code_name})
+_PERMANENT_CODES = frozenset({errors.NotConfigured.code_name, errors.CallsNotConfigured.code_name})
 
 
 def new_idempotency_key() -> str:
@@ -397,11 +398,31 @@ class VapClient:
     async def list_voices(self) -> VoiceCatalog:
         return await self._get_model(VoiceCatalog, "/v1/voices")
 
+    async def get_agent(self, agent_ref: str) -> Agent:
+        """GET /v1/agents/{ref} (the real service has it; the spec does not name it).
+        NotSupported when the server lacks it; AgentNotFound for an unknown agent."""
+        return await self._get_model(Agent, f"/v1/agents/{_segment(agent_ref)}", extension=True)
+
+    async def agent_limits(self) -> AgentLimits:
+        """GET /v1/agent/limits: the account's concurrent-call slots. NotSupported when absent."""
+        return await self._get_model(AgentLimits, "/v1/agent/limits", extension=True)
+
+    async def sandbox_deploy_agent(self, agent_ref: str) -> Agent:
+        """Sandbox only (POST /sandbox/agents/{ref}/deploy): what the dashboard's Deploy does on
+        the real service, which has no such endpoint. NotSupported elsewhere."""
+        answer = await self._send(
+            "POST", f"/sandbox/agents/{_segment(agent_ref)}/deploy", extension=True, max_retries=0,
+        )
+        return await self._parse(Agent, answer)
+
     async def start_webcall(
         self, agent_ref: str, *, idempotency_key: str | None = None
     ) -> WebCallSession:
+        """POST /v1/webcall. Billed from the moment it is answered and holds a call slot, so it is
+        never sent twice by the client, not even after a 429 (``max_retries=0``)."""
         answer = await self._send(
-            "POST", "/v1/webcall", json={"agentId": agent_ref}, idempotency_key=idempotency_key
+            "POST", "/v1/webcall", json={"agentId": agent_ref}, idempotency_key=idempotency_key,
+            max_retries=0,
         )
         return await self._parse(WebCallSession, answer)
 
@@ -492,6 +513,7 @@ class VapClient:
         on_progress: ProgressCallback | None = None,
         extension: bool = False,
         want_body: bool = True,
+        max_retries: int | None = None,
     ) -> _Answer:
         """Send with the retry rules and deadlines above; a 2xx answer, or an ApiError raised."""
         is_post = method == "POST"
@@ -579,7 +601,8 @@ class VapClient:
                     )
                 elif status in (502, 503):
                     reached = reached or not is_post
-            if attempt < self.max_retries and self._should_retry(method, retry_status, failure):
+            retries = self.max_retries if max_retries is None else max_retries
+            if attempt < retries and self._should_retry(method, retry_status, failure):
                 delay = (
                     min(retry_after, self.retry_after_cap)
                     if retry_after is not None
@@ -726,9 +749,7 @@ class VapClient:
                 f"{self._base_url}; a proxy or login page may be answering",
                 status=status, maybe_applied=applied)
         body = _json_or_none(answer.body)
-        if isinstance(body, dict) and (
-            isinstance(body.get("code"), str) or isinstance(body.get("error"), str)
-        ):
+        if errors.has_error_body(body):
             return errors.error_from_body(status, body, retry_after)
         # Not the API's error body: a proxy, a gateway, a web server.
         if errors.error_class_for(status, None) is errors.ApiError:
@@ -749,7 +770,9 @@ class VapClient:
             # Transport failure: only idempotent methods, and not a broken configuration.
             return method != "POST" and failure.retryable
         if status == 429:
-            return True
+            # The budget's 429 says "not processed, ask again later"; a full set of call slots
+            # says nothing of when one frees.
+            return not isinstance(failure, errors.ConcurrencyLimitExceeded)
         if method == "POST":
             return False
         return status in RETRY_STATUSES and failure.code not in _PERMANENT_CODES

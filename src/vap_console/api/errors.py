@@ -51,6 +51,7 @@ class ApiError(Exception):
         retry_after: float | None = None,
         limit: int | None = None,
         current: int | None = None,
+        active_requests: int | None = None,
         maybe_applied: bool | None = None,
     ) -> None:
         self.status = status
@@ -60,6 +61,8 @@ class ApiError(Exception):
         self.retry_after = retry_after
         self.limit = limit
         self.current = current
+        # concurrency_limit_exceeded: the calls holding the account's slots.
+        self.active_requests = active_requests
         # True when the request may have taken effect although no usable answer says so: check
         # before sending it again (see the module docstring).
         self.maybe_applied = self.applied_by_default if maybe_applied is None else maybe_applied
@@ -188,6 +191,76 @@ class AgentNotFound(ApiError):
         return "No such agent"
 
 
+class AgentNotDeployed(ApiError):
+    """409: saving an agent makes a draft; only Deploy in the dashboard makes it take calls."""
+
+    code_name = "agent_not_deployed"
+    hint = "Deploy it in the dashboard (saving makes a draft; only Deploy makes it answer), then try again."
+
+    def default_message(self) -> str:
+        return "The agent is a draft and takes no calls yet"
+
+
+# --- the call endpoints' own errors (reference/real-service.md) ---
+
+
+class InsufficientBalance(ApiError):
+    code_name = "insufficient_balance"
+    hint = "Top up the account's balance in the dashboard, then try again."
+
+    def default_message(self) -> str:
+        return "The account's balance cannot cover a call"
+
+
+class AccessBlocked(ApiError):
+    code_name = "access_blocked"
+    hint = "The account is paused after a failed payment: settle it in the dashboard to use it again."
+
+    def default_message(self) -> str:
+        return "The account is paused"
+
+
+class ConcurrencyLimitExceeded(ApiError):
+    """429 with ``active_requests`` and ``limit``: every concurrent-call slot is taken. Not a
+    rate limit: waiting a few seconds does not help, a call ending does."""
+
+    code_name = "concurrency_limit_exceeded"
+
+    def default_message(self) -> str:
+        return "Every concurrent-call slot of the account is in use"
+
+    def _sentence(self) -> str:
+        base = super()._sentence()
+        if self.limit is not None and self.active_requests is not None:
+            base += f" {self.active_requests} of {self.limit} slots are in use."
+        return base + " A slot frees when a caller leaves their call; try again then."
+
+
+class AgentStartFailed(ApiError):
+    """502: the agent did not start. Safe to retry, but a retry starts a billed call, so it is
+    offered to the person, never done behind their back."""
+
+    code_name = "agent_start_failed"
+    hint = "Nothing was started; it is safe to try again."
+
+    def default_message(self) -> str:
+        return "The agent could not be started"
+
+    @property
+    def retryable(self) -> bool:
+        return True
+
+
+class CallsNotConfigured(ApiError):
+    """503 ``not_configured``: the deployment has no voice agents. Asking again gives the same."""
+
+    code_name = "not_configured"
+    hint = "Voice agents are not available on this deployment; ask its operator, or use another base URL."
+
+    def default_message(self) -> str:
+        return "Voice agents are not configured here"
+
+
 class ToolNotFound(ApiError):
     code_name = "agent_tool_not_found"
 
@@ -303,6 +376,8 @@ _BY_CODE: dict[str, type[ApiError]] = {
     for cls in (
         Unauthorized, ForbiddenScope, RateLimited, AutopayRequired, AccountIneligible,
         DocumentInvalid, InvalidRequest, NotConfigured, AgentNotFound, ToolNotFound, NotFound,
+        AgentNotDeployed, InsufficientBalance, AccessBlocked, ConcurrencyLimitExceeded, AgentStartFailed,
+        CallsNotConfigured,
     )
     if cls.code_name
 }
@@ -337,16 +412,19 @@ def error_from_body(status: int, body: Any, retry_after: float | None = None) ->
     """Build the error for a non-2xx answer from its parsed JSON body (or None)."""
     code = message = None
     details: list[FieldError] = []
-    limit = current = None
+    limit = current = active = None
     if isinstance(body, dict):
-        code = body.get("code") if isinstance(body.get("code"), str) else None
-        message = body.get("error") if isinstance(body.get("error"), str) else None
+        # {"error", "code"} is the service's envelope; its speech quickstart documents
+        # {"errorCode", "message"}: either keeps its code and its message.
+        code = _first_str(body, "code", "errorCode")
+        message = _first_str(body, "error", "message")
         items = body.get("details")
         for item in items if isinstance(items, list) else []:
             if isinstance(item, dict):
                 details.append(FieldError(str(item.get("loc", "")), str(item.get("message", ""))))
         limit = body.get("limit") if isinstance(body.get("limit"), int) else None
         current = body.get("current") if isinstance(body.get("current"), int) else None
+        active = body.get("active_requests") if isinstance(body.get("active_requests"), int) else None
     if message and len(message) > MAX_SERVER_MESSAGE:
         message = message[:MAX_SERVER_MESSAGE] + "…"
     cls = error_class_for(status, code)
@@ -358,4 +436,19 @@ def error_from_body(status: int, body: Any, retry_after: float | None = None) ->
         retry_after=retry_after,
         limit=limit,
         current=current,
+        active_requests=active,
     )
+
+
+def _first_str(body: dict[str, Any], *names: str) -> str | None:
+    for name in names:
+        value = body.get(name)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def has_error_body(body: Any) -> bool:
+    """Whether a parsed body is the API's error envelope, in either shape."""
+    # "message" alone is not enough: many proxies answer {"message": ...} too.
+    return isinstance(body, dict) and _first_str(body, "code", "errorCode", "error") is not None

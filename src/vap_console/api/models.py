@@ -450,6 +450,19 @@ class Agent(_Wire):
         return self.handle or self.id
 
 
+class AgentLimits(_SnakeWire):
+    """GET /v1/agent/limits on the real service (not in the spec): the concurrent-call slots,
+    written in snake_case on the wire, unlike the rest of its answers."""
+
+    concurrency_limit: int
+    active_requests: int
+    plan: str | None = None
+
+    @property
+    def in_use(self) -> str:
+        return f"{self.active_requests}/{self.concurrency_limit} in use"
+
+
 # --- 2.7 voices ---
 
 

@@ -13,10 +13,12 @@ from vap_console.credentials.keystore import (
     mask,
 )
 from vap_console.credentials.names import (
+    DEFAULT_BASE_URL,
     DEFAULT_PROFILE,
     CredentialsInputError,
     check_base_url,
     check_profile_name,
+    key_host_warning,
 )
 from vap_console.credentials.profiles import (
     Profile,
@@ -27,8 +29,8 @@ from vap_console.credentials.profiles import (
 )
 
 __all__ = [
-    "DEFAULT_PROFILE", "ENV_BASE_URL", "ENV_KEY", "KINDS", "SERVICE",
+    "DEFAULT_BASE_URL", "DEFAULT_PROFILE", "ENV_BASE_URL", "ENV_KEY", "KINDS", "SERVICE",
     "CredentialsInputError", "KeySource", "KeyStore", "KeyringUnavailable", "LocalIndex",
     "Profile", "ProfileStore", "ProfilesConfig", "ProfilesFileError", "ResolvedCredentials",
-    "UnknownProfile", "check_api_key", "check_base_url", "check_profile_name", "mask",
+    "UnknownProfile", "check_api_key", "check_base_url", "check_profile_name", "key_host_warning", "mask",
 ]

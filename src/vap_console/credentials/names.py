@@ -12,6 +12,13 @@ from ipaddress import ip_address
 from urllib.parse import urlsplit
 
 DEFAULT_PROFILE = "default"
+# The public service's base URL (its paths carry /v1; the base is given without it), which
+# `vap login` offers so that a person types only the key.
+DEFAULT_BASE_URL = "https://silk-api.rumik.ai"
+# Key forms: real keys are rk_live_ + 24 characters; the sandbox's rk_test_ (or the older
+# sk_sandbox_) keys only work on a sandbox.
+LIVE_KEY_PREFIX = "rk_live_"
+SANDBOX_KEY_PREFIXES = ("rk_test_", "sk_sandbox_")
 
 _PROFILE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _LOOPBACK_NAMES = {"localhost"}
@@ -44,7 +51,7 @@ def check_base_url(url: str) -> str:
     """Return the URL normalised (no trailing slash), or raise naming the rule it breaks."""
     url = url.strip()
     if not url:
-        raise CredentialsInputError("base URL: must not be empty (for example https://api.example.com)")
+        raise CredentialsInputError(f"base URL: must not be empty (for example {DEFAULT_BASE_URL})")
     try:
         parts = urlsplit(url)
         port = parts.port  # raises on a non-numeric port
@@ -74,3 +81,24 @@ def check_base_url(url: str) -> str:
         # The client adds /v1 itself; a copied "…/v1" would otherwise double it.
         path = path[: -len("/v1")]
     return f"{parts.scheme}://{netloc}{path}"
+
+
+def key_host_warning(key: str, base_url: str) -> str | None:
+    """One line when the key's form and the host do not go together, else None.
+
+    A sandbox key sent to a real host is refused (and tells that host a key that was never meant
+    for it); a live key sent to a local sandbox is unknown there and has left the real service's
+    safety for a local process. Neither is an error: a person may know better, so it is a warning.
+    The key itself is never quoted, only its well-known prefix.
+    """
+    host = urlsplit(base_url.strip()).hostname or ""
+    if not host:
+        return None
+    local = _is_loopback(host)
+    if key.startswith(SANDBOX_KEY_PREFIXES) and not local:
+        return (f"warning: this is a sandbox test key (rk_test_…), but {host} is not a local sandbox; "
+                "it will be refused there: use a live key (rk_live_…) from the dashboard")
+    if key.startswith(LIVE_KEY_PREFIX) and local:
+        return (f"warning: this is a live key (rk_live_…), but {host} is a local address (a sandbox?); "
+                "a sandbox knows only its rk_test_ keys: keep live keys for the real service")
+    return None

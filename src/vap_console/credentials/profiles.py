@@ -6,7 +6,7 @@ keyring (see ``keystore``). Example::
     active = "default"
 
     [profiles.default]
-    base_url = "https://api.example.com"
+    base_url = "https://silk-api.rumik.ai"
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class ProfilesFileError(Exception):
 class UnknownProfile(CredentialsInputError):
     def __init__(self, name: str, known: list[str]) -> None:
         self.name = name
-        hint = f" (known: {', '.join(known)})" if known else " (none yet: run `vap login --base-url URL`)"
+        hint = f" (known: {', '.join(known)})" if known else " (none yet: run `vap login`)"
         super().__init__(f"profile {name!r}: no such profile{hint}")
 
 

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from vap_console.sandbox import endpoints, phone_numbers
+from vap_console.sandbox import calls, endpoints, phone_numbers
 from vap_console.sandbox.clock import Clock, SystemClock, VirtualClock
 from vap_console.sandbox.faults import FaultInjector, Faults
 from vap_console.sandbox.gateway import Gateway, Idempotency, RateLimiter, monotonic_timer
@@ -42,8 +42,12 @@ def _routes() -> list[Route]:
         Route("/v1/agents/templates", endpoints.list_templates, methods=["GET"]),
         Route("/v1/agents", endpoints.list_agents, methods=["GET"]),
         Route("/v1/agents", endpoints.create_agent, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/agents/{agent_ref}", endpoints.get_agent, methods=["GET"]),
         Route("/v1/agents/{agent_ref}", endpoints.delete_agent, methods=["DELETE"]),
-        Route("/v1/webcall", endpoints.start_webcall, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/agent/limits", calls.agent_limits, methods=["GET"]),
+        Route("/v1/webcall", calls.start_webcall, methods=["POST"], max_body_size=json_limit),
+        # Sandbox only: the dashboard's Deploy button of the real service.
+        Route("/sandbox/agents/{agent_ref}/deploy", calls.deploy_agent, methods=["POST"]),
     ]
 
 

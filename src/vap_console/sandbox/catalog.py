@@ -17,15 +17,20 @@ TTS_DEFAULTS: dict[str, Any] = {
     "repetition_penalty": 1.2,
     "max_new_tokens": 2048,
 }
-F0_RANGE = (-12, 12)
+F0_RANGE = (-12, 12)  # semitones; decimals accepted (the vendor's own plugin sends 2.0)
 
-LANGUAGES = [
-    {"id": "english", "label": "English", "disabled": False},
-    {"id": "hinglish", "label": "Hinglish", "disabled": False},
-    {"id": "hindi", "label": "Hindi", "disabled": False},
-]
+def _languages(*pairs: tuple[str, str]) -> list[dict[str, Any]]:
+    return [{"id": i, "label": label, "disabled": False} for i, label in pairs]
 
-MUGA_DESCRIPTIONS = [
+
+# The public docs' steering of each engine (reference/real-service.md): muga by one leading tone
+# tag and inline events, mulberry by a description or a preset speaker, mulberry-1.6 by a preset.
+MUGA_TONES = ["neutral", "happy", "sad", "excited", "angry", "whisper"]
+MUGA_EVENTS = ["<laugh>", "<chuckle>", "<sigh>"]
+MULBERRY_PRESETS = ["speaker_1", "speaker_2", "speaker_3", "speaker_4"]
+MULBERRY_16_PRESETS = ["ira", "aisha", "siya", "zoya"]
+
+MULBERRY_DESCRIPTIONS = [
     {"id": "warm_female", "label": "Warm", "subtitle": "Female, late 20s",
      "description": "A warm, friendly young woman speaking at a relaxed pace with a light Indian accent."},
     {"id": "crisp_male", "label": "Crisp", "subtitle": "Male, 30s",
@@ -37,29 +42,52 @@ MUGA_DESCRIPTIONS = [
 ]
 
 VOICES: dict[str, Any] = {
-    "defaultModel": "mulberry",
+    # The TTS default model of the public docs.
+    "defaultModel": "muga",
     "models": [
         {
-            "id": "mulberry",
-            "label": "Mulberry",
-            "disabled": False,
-            "badge": "New",
-            "voices": ["ira", "aisha", "siya", "zoya"],
-            "languages": LANGUAGES,
-            "defaultLanguage": "hinglish",
-            "descriptions": [],
-            "phoneCalls": True,
-        },
-        {
             "id": "muga",
-            "label": "Muga",
+            "label": "Silk Muga 1",
             "disabled": False,
             "badge": None,
             "voices": [],
-            "languages": LANGUAGES,
-            "defaultLanguage": "english",
-            "descriptions": MUGA_DESCRIPTIONS,
+            # Romanised (Latin-script) Hinglish only.
+            "languages": _languages(("hinglish", "Hinglish (romanised)")),
+            "defaultLanguage": "hinglish",
+            "descriptions": [],
             "phoneCalls": True,
+            # Not in the spec's entry: the steering the public docs give, kept as extra fields.
+            "tones": MUGA_TONES,
+            "events": MUGA_EVENTS,
+        },
+        {
+            "id": "mulberry",
+            "label": "Silk Mulberry 1.5",
+            "disabled": False,
+            "badge": None,
+            "voices": MULBERRY_PRESETS,
+            # Devanagari Hindi and Latin English, code-mixed.
+            "languages": _languages(("hinglish", "Hinglish"), ("hindi", "Hindi"), ("english", "English")),
+            "defaultLanguage": "hinglish",
+            "descriptions": MULBERRY_DESCRIPTIONS,
+            "phoneCalls": True,
+        },
+        {
+            "id": "mulberry-1.6",
+            "label": "Silk Mulberry 1.6",
+            "disabled": False,
+            "badge": "New",
+            "voices": MULBERRY_16_PRESETS,
+            # Each language in its own script, no code-mixing (a sample of the 22).
+            "languages": _languages(
+                ("english", "English"), ("hindi", "Hindi"), ("bengali", "Bengali"), ("marathi", "Marathi"),
+                ("tamil", "Tamil"), ("telugu", "Telugu"), ("kannada", "Kannada"), ("malayalam", "Malayalam"),
+                ("gujarati", "Gujarati"), ("punjabi", "Punjabi"), ("odia", "Odia"),
+            ),
+            "defaultLanguage": "english",
+            "descriptions": [],
+            # Phone calls to 1.6 agents were refused in a public benchmark.
+            "phoneCalls": False,
         },
     ],
 }
@@ -79,7 +107,7 @@ _TEMPLATES = [
         "move or cancel appointments and answer questions about timings ({support_hours}). "
         "Speak {language_preference}. Use {{book_appointment}} to book a slot. Never give medical advice.",
         "Namaste! You've reached {business_name}. This is {agent_name}, how may I help you today?",
-        _tts("mulberry", "ira"),
+        _tts("mulberry", "", MULBERRY_DESCRIPTIONS[2]["description"]),
     ),
     (
         "lead-qualifier",
@@ -89,7 +117,7 @@ _TEMPLATES = [
         "their budget, preferred locality and when they plan to buy. Be brief and polite.",
         "Hello {customer_name}, this is {agent_name} from {business_name}. You enquired about a flat "
         "with us. Is this a good time to talk?",
-        _tts("mulberry", "aisha"),
+        {**_tts("mulberry", "speaker_3"), "f0_up_key": 1.5},
     ),
     (
         "order-status",
@@ -98,7 +126,7 @@ _TEMPLATES = [
         "You are {agent_name}, support agent for {business_name}. Look up the caller's order with "
         "{{order_status}} and explain its status simply. Offer a return if the order is delivered.",
         "Hi, thanks for calling {business_name} support. Could you tell me your order number?",
-        _tts("muga", "", MUGA_DESCRIPTIONS[0]["description"]),
+        _tts("muga", ""),
     ),
     (
         "emi-reminder",
@@ -107,7 +135,7 @@ _TEMPLATES = [
         "You are {agent_name} calling from {business_name}. Remind {customer_name} that the EMI of "
         "{emi_amount} is due on {due_date}. Share the payment options. Be respectful; never threaten.",
         "Namaste {customer_name}, this is {agent_name} from {business_name} with a quick reminder.",
-        _tts("mulberry", "siya"),
+        _tts("muga", ""),
     ),
     (
         "restaurant-reservations",
@@ -116,7 +144,7 @@ _TEMPLATES = [
         "You are {agent_name} at {business_name}. Take table reservations: date, time, party size and "
         "a contact number. Mention today's specials when asked.",
         "Good evening, {business_name}! Would you like to reserve a table?",
-        _tts("mulberry", "zoya"),
+        _tts("mulberry", "speaker_1"),
     ),
     (
         "feedback-survey",
@@ -125,7 +153,7 @@ _TEMPLATES = [
         "You are {agent_name} from {business_name}. Ask {customer_name} how their visit went, what "
         "could be better, and for a rating from 1 to 5. Keep it under two minutes.",
         "Hi {customer_name}, this is {agent_name} from {business_name}. Do you have a minute for feedback?",
-        _tts("muga", "", MUGA_DESCRIPTIONS[2]["description"]),
+        _tts("mulberry-1.6", "siya"),
     ),
 ]
 

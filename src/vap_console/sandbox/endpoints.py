@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any
 
 from starlette.requests import Request
@@ -11,12 +9,12 @@ from starlette.responses import JSONResponse, Response
 
 from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
 from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
+from vap_console.sandbox.calls import find_agent_or_404, require_voice_agents
 from vap_console.sandbox.clock import iso
-from vap_console.sandbox.problems import FieldProblems, Problem
+from vap_console.sandbox.problems import FieldProblems
 from vap_console.sandbox.state import AgentRecord
 from vap_console.sandbox.tools import add_tool, check_tool, declare_variable, delete_tool, variables_in
 
-MEDIA_HOST = "wss://media.sandbox.invalid"
 AGENT_NAME_MAX = 120
 PROMPT_MAX = 20_000
 TTS_NUMBER_RANGES = {
@@ -69,14 +67,21 @@ async def list_voices(request: Request) -> Response:
 
 
 async def list_agents(request: Request) -> Response:
-    agents = sorted(account_of(request).agents.values(), key=lambda a: a.created_at)
+    account = account_of(request)
+    require_voice_agents(account)
+    agents = sorted(account.agents.values(), key=lambda a: a.created_at)
     return page([a.to_wire() for a in agents])
+
+
+async def get_agent(request: Request) -> Response:
+    account = account_of(request)
+    require_voice_agents(account)
+    return JSONResponse(find_agent_or_404(account, request.path_params["agent_ref"]).to_wire())
 
 
 def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
     if tts is None:
-        return {"model": VOICES["defaultModel"], "voice": ENGINES[VOICES["defaultModel"]]["voices"][0],
-                "description": "", **TTS_DEFAULTS}
+        return {"model": VOICES["defaultModel"], "voice": "", "description": "", **TTS_DEFAULTS}
     if not isinstance(tts, dict):
         p.add("ttsConfig", "must be an object")
         return {}
@@ -92,22 +97,28 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
         voice = ""
     if not isinstance(voice, str):
         p.add("ttsConfig.voice", "must be a string")
-    elif engine is not None and engine["voices"] and voice not in engine["voices"]:
+    elif engine is not None and engine["voices"] and voice and voice not in engine["voices"]:
         p.add("ttsConfig.voice", f"must be one of {', '.join(engine['voices'])} for {model}")
     elif engine is not None and not engine["voices"] and voice:
-        p.add("ttsConfig.voice", f"must be empty: {model} has no named voices, describe the voice instead")
+        p.add("ttsConfig.voice", f"must be empty: {model} has no preset voices")
     out["voice"] = voice
     description = tts.get("description")
     if description is None:
         description = ""
     if not isinstance(description, str) or len(description) > 2000:
         p.add("ttsConfig.description", "must be a string of at most 2000 characters")
+    elif engine is not None and description and not engine["descriptions"]:
+        p.add("ttsConfig.description", f"must be empty: {model} is not steered by a description")
     out["description"] = description
+    if engine is not None and isinstance(voice, str) and isinstance(description, str):
+        # An engine steered only by presets needs one; muga needs neither (tone tags are in the text).
+        if engine["voices"] and not engine["descriptions"] and not voice:
+            p.add("ttsConfig.voice", f"is required for {model}: one of {', '.join(engine['voices'])}")
     for name, (low, high) in TTS_NUMBER_RANGES.items():
         value = tts.get(name)
         if value is None:
             value = TTS_DEFAULTS[name]
-        whole = name in ("top_k", "max_new_tokens", "f0_up_key")
+        whole = name in ("top_k", "max_new_tokens")
         ok_type = isinstance(value, int) if whole else isinstance(value, (int, float))
         if isinstance(value, bool) or not ok_type or not low <= value <= high:
             kind = "a whole number" if whole else "a number"
@@ -118,6 +129,7 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
 
 async def create_agent(request: Request) -> Response:
     account = account_of(request)
+    require_voice_agents(account)
     body = await read_json(request)
     p = FieldProblems()
     if not isinstance(body, dict):
@@ -147,18 +159,16 @@ async def create_agent(request: Request) -> Response:
             p.add("templateSlug", "must name an existing template when source is template")
     elif slug is not None and not isinstance(slug, str):
         p.add("templateSlug", "must be a string")
-    deployed = body.get("deployed")
-    if deployed is None:
-        deployed = True
-    if not isinstance(deployed, bool):
-        p.add("deployed", "must be true or false")
     p.raise_if_any()
     now = sandbox_of(request).now()
     agent_id = account.next_id("agent")
     agent = AgentRecord(
         id=agent_id, handle="ua_" + agent_id.replace("-", "")[:12], name=name.strip(),
         system_instruction=texts["systemInstruction"], greeting=texts["greeting"], tts_config=tts,
-        source=source, template_slug=slug, deployed=deployed, created_at=now, updated_at=now,
+        source=source, template_slug=slug,
+        # Saving makes a draft, as on the real service; only Deploy (POST /sandbox/agents/{ref}/deploy
+        # here, the dashboard there) makes it take calls.
+        deployed=False, created_at=now, updated_at=now,
     )
     account.agents[agent.id] = agent
     for variable in variables_in(agent.system_instruction, agent.greeting):
@@ -168,10 +178,8 @@ async def create_agent(request: Request) -> Response:
 
 async def delete_agent(request: Request) -> Response:
     account = account_of(request)
-    ref = request.path_params["agent_ref"]
-    agent = account.find_agent(ref)
-    if agent is None:
-        raise Problem(404, "agent_not_found", f"No agent {ref!s:.80} on this account.")
+    require_voice_agents(account)
+    agent = find_agent_or_404(account, request.path_params["agent_ref"])
     now = sandbox_of(request).now()
     del account.agents[agent.id]
     for rental in account.rentals.values():
@@ -181,30 +189,3 @@ async def delete_agent(request: Request) -> Response:
                 "type": "agent.detached", "at": iso(now), "agentId": agent.id, "agentName": agent.name,
             }))
     return Response(status_code=204)
-
-
-async def start_webcall(request: Request) -> Response:
-    account = account_of(request)
-    body = await read_json(request)
-    if not isinstance(body, dict):
-        raise Problem(422, "invalid_request", "Send a JSON object with agentId.",
-                      details=[{"loc": "body", "message": "must be a JSON object"}])
-    ref = body.get("agentId", body.get("agent_id"))
-    if not isinstance(ref, str) or not ref.strip():
-        raise Problem(422, "invalid_request", "agentId is required.",
-                      details=[{"loc": "body.agentId", "message": "is required: the agent's uuid or ua_<handle>"}])
-    agent = account.find_agent(ref.strip())
-    if agent is None:
-        raise Problem(404, "agent_not_found", f"No agent {ref!s:.80} on this account.")
-    if not agent.deployed:
-        raise Problem(409, "agent_not_deployed", f"{agent.name} has not been deployed yet; deploy it first.")
-    call_id = account.next_id("call")
-    room = f"webcall-{agent.handle}-{call_id[:8]}"
-    claims = {"room": room, "agent": agent.id, "call": call_id, "iat": int(sandbox_of(request).now().timestamp())}
-    token = ".".join(
-        base64.urlsafe_b64encode(json.dumps(part, separators=(",", ":")).encode()).decode().rstrip("=")
-        for part in ({"alg": "none", "typ": "JWT"}, claims)
-    ) + ".sandbox"
-    session = {"token": token, "host": MEDIA_HOST, "roomName": room, "callId": call_id}
-    account.webcalls.append({"agentId": agent.id, **session})
-    return JSONResponse(session)

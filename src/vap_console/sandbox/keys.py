@@ -1,13 +1,31 @@
-"""The sandbox's API keys: each one stands for a kind of account, like a payment API's test cards."""
+"""The sandbox's API keys: each one stands for a kind of account, like a payment API's test cards.
+
+Real keys are ``rk_live_`` and 24 characters. Sandbox keys have the same shape with ``rk_test_``
+(``rk_test_agent0000000000000000000``), so code that checks a key's form treats both alike, and a
+test key is still told apart from a live one at a glance. The first sandbox keys were named
+``sk_sandbox_<name>``; those names still work and reach the same account.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+TEST_PREFIX = "rk_test_"
+LEGACY_PREFIX = "sk_sandbox_"
+# What follows the prefix in a real key (rk_live_ + 24 characters).
+KEY_BODY_LENGTH = 24
+
+
+def test_key(name: str) -> str:
+    """``rk_test_`` + the account's name padded with zeros to 24 characters."""
+    if len(name) > KEY_BODY_LENGTH:
+        raise ValueError(f"a sandbox key name has at most {KEY_BODY_LENGTH} characters")
+    return TEST_PREFIX + name.ljust(KEY_BODY_LENGTH, "0")
+
 
 @dataclass(frozen=True)
 class SandboxKey:
-    key: str
+    name: str
     description: str
     # How the key authenticates: "ok", or why it is refused with 401.
     auth: str = "ok"
@@ -18,55 +36,71 @@ class SandboxKey:
     telephony: bool = True
     verified_kyc: bool = False
     wallet_nanos: int = 25_000 * 10**9
+    # Web calls (the call endpoints' own errors, reference/real-service.md).
+    call_slots: int = 4
+    plan: str = "payg"
+    voice_agents: bool = True  # False: 503 not_configured
+    call_balance: bool = True  # False: 402 insufficient_balance
+    blocked: bool = False  # True: 402 access_blocked
+    start_fails_first: bool = False  # True: each agent's first web call answers 502 agent_start_failed
+
+    @property
+    def key(self) -> str:
+        return test_key(self.name)
+
+    @property
+    def legacy(self) -> str:
+        return LEGACY_PREFIX + self.name
+
+    @property
+    def id_seed(self) -> str:
+        # Ids made later are derived from this: the old key name keeps them what they always were.
+        return self.legacy
 
     @property
     def accepted(self) -> bool:
         return self.auth == "ok"
 
 
-DEFAULT_KEY = "sk_sandbox_agent"
+KEYS: tuple[SandboxKey, ...] = (
+    SandboxKey("agent", "agent scope, pay-as-you-go with auto-pay, ₹25,000 in the wallet, 4 call slots: "
+               "everything works"),
+    SandboxKey("verified", "like agent with KYC already verified: rentals take the plain JSON form",
+               verified_kyc=True),
+    SandboxKey("short", "wallet short of the first month's rent: a rental starts in funding, auto-pay tops up",
+               wallet_nanos=150 * 10**9),
+    SandboxKey("noautopay", "no auto-pay mandate: renting answers 402 telephony_autopay_required",
+               autopay=False),
+    SandboxKey("ineligible", "free-trial account: renting answers 403 telephony_account_ineligible",
+               eligible=False),
+    SandboxKey("notelephony", "deployment without telephony: number endpoints answer 503 telephony_not_configured",
+               telephony=False),
+    SandboxKey("nobalance", "no call credit left: a web call answers 402 insufficient_balance",
+               call_balance=False),
+    SandboxKey("blocked", "account paused after a failed payment: a web call answers 402 access_blocked",
+               blocked=True),
+    SandboxKey("noagents", "deployment without voice agents: agent endpoints and web calls answer 503 "
+               "not_configured", voice_agents=False),
+    SandboxKey("flaky", "each agent's first web call answers 502 agent_start_failed; the next one starts",
+               start_fails_first=True),
+    SandboxKey("noscope", "key without the agent scope: every endpoint answers 403 forbidden_scope",
+               agent_scope=False),
+    SandboxKey("revoked", "revoked key: every endpoint answers 401 unauthorized", auth="revoked"),
+    SandboxKey("expired", "expired key: every endpoint answers 401 unauthorized", auth="expired"),
+)
 
+DEFAULT_KEY = KEYS[0].key
+
+# Every accepted spelling: the rk_test_ key and its old sk_sandbox_ alias, both to the same record.
 SANDBOX_KEYS: dict[str, SandboxKey] = {
-    k.key: k
-    for k in (
-        SandboxKey(
-            "sk_sandbox_agent",
-            "agent scope, pay-as-you-go with auto-pay, ₹25,000 in the wallet: everything works",
-        ),
-        SandboxKey(
-            "sk_sandbox_verified",
-            "like sk_sandbox_agent with KYC already verified: rentals take the plain JSON form",
-            verified_kyc=True,
-        ),
-        SandboxKey(
-            "sk_sandbox_short",
-            "wallet short of the first month's rent: a rental starts in funding, auto-pay tops up",
-            wallet_nanos=150 * 10**9,
-        ),
-        SandboxKey(
-            "sk_sandbox_noautopay",
-            "no auto-pay mandate: renting answers 402 telephony_autopay_required",
-            autopay=False,
-        ),
-        SandboxKey(
-            "sk_sandbox_ineligible",
-            "free-trial account: renting answers 403 telephony_account_ineligible",
-            eligible=False,
-        ),
-        SandboxKey(
-            "sk_sandbox_notelephony",
-            "deployment without telephony: number endpoints answer 503 telephony_not_configured",
-            telephony=False,
-        ),
-        SandboxKey(
-            "sk_sandbox_noscope",
-            "key without the agent scope: every endpoint answers 403 forbidden_scope",
-            agent_scope=False,
-        ),
-        SandboxKey("sk_sandbox_revoked", "revoked key: every endpoint answers 401 unauthorized", auth="revoked"),
-        SandboxKey("sk_sandbox_expired", "expired key: every endpoint answers 401 unauthorized", auth="expired"),
-    )
+    **{k.key: k for k in KEYS},
+    **{k.legacy: k for k in KEYS},
 }
+
+
+def by_name(name: str) -> SandboxKey:
+    return next(k for k in KEYS if k.name == name)
+
 
 INELIGIBLE_REASON = (
     "The account is on a free trial; renting numbers needs a pay-as-you-go or subscription plan."

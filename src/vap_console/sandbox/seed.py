@@ -37,7 +37,7 @@ USER_TOOLS = [
     ("lookup_customer", "before_call",
      "Looks the caller up in the clinic's CRM by phone number before the call starts.",
      {"method": "GET", "url": "https://crm.sharmadental.example/api/patients",
-      "params": [{"name": "phone", "value": "{caller_number}"}],
+      "params": [{"name": "phone", "value": "{phone_number}"}],
       "headers": [{"name": "Accept", "value": "application/json"}],
       "timeoutMs": 3000,
       "auth": {"type": "bearer", "token": "sandbox-crm-token"},

@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import Clock, SystemClock
 from vap_console.sandbox.faults import Faults, FaultSpecError
-from vap_console.sandbox.keys import SANDBOX_KEYS
+from vap_console.sandbox.keys import KEYS
 from vap_console.sandbox.scenarios import DESCRIPTIONS
 from vap_console.sandbox.state import SandboxState
 
@@ -160,8 +160,9 @@ def banner(base_url: str, speed: float, rate_limit: int, faults: Faults) -> str:
         "",
         "Keys (send as Authorization: Bearer <key>):",
     ]
-    width = max(len(k) for k in SANDBOX_KEYS)
-    lines += [f"  {k.key.ljust(width)}  {k.description}" for k in SANDBOX_KEYS.values()]
+    width = max(len(k.key) for k in KEYS)
+    lines += [f"  {k.key.ljust(width)}  {k.description}" for k in KEYS]
+    lines += ["  (the older names sk_sandbox_<name>, e.g. sk_sandbox_agent, still work)"]
     lines += ["", "Scenario numbers (by the requested number's last four digits):"]
     lines += [f"  …{s.value}  {text}" for s, text in DESCRIPTIONS.items()]
     lines += ["", "Press Ctrl+C to stop."]

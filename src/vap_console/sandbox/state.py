@@ -121,11 +121,13 @@ class Account:
     rentals: dict[str, RentalRecord] = field(default_factory=dict)
     ledger: list[LedgerEntry] = field(default_factory=list)
     webcalls: list[dict[str, Any]] = field(default_factory=list)
+    # Agents whose first web call already failed to start (keys with start_fails_first).
+    failed_starts: set[str] = field(default_factory=set)
     counter: int = 0
 
     def next_id(self, kind: str) -> str:
         self.counter += 1
-        return stable_id(self.key.key, kind, str(self.counter))
+        return stable_id(self.key.id_seed, kind, str(self.counter))
 
     def balance(self, at: datetime | None = None) -> int:
         """Wallet balance at ``at``; without it, after every entry already committed."""

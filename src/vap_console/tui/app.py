@@ -118,6 +118,7 @@ class VapApp(LiteralApp[int]):
         settings: Settings | None = None,
         credentials: Any = None,
         start_screen: str = "numbers",
+        on_sandbox: bool = False,
     ) -> None:
         # Textual opens the app on DEFAULT_MODE: opening straight on the area spares a blank default
         # screen and the mode switch after it (which parses all the CSS again).
@@ -139,6 +140,11 @@ class VapApp(LiteralApp[int]):
         if start_screen not in self.MODES:
             raise ValueError(f"start_screen must be one of {', '.join(self.MODES)}, not {start_screen!r}")
         self.start_screen = start_screen
+        # The embedded sandbox (vap --sandbox): its sandbox-only actions (deploying an agent, which
+        # the real service does in its dashboard) are offered.
+        self.on_sandbox = on_sandbox
+        # One-line warnings to show once the console is up (a key that does not fit its host).
+        self.start_warnings: list[str] = []
         # Areas whose data changed elsewhere; their screens reload when next shown.
         self.stale: set[str] = set()
         # Variable names seen last, so the tool form can tell known placeholders from unknown ones.
@@ -212,6 +218,8 @@ class VapApp(LiteralApp[int]):
                 )
         if self.settings.problem:
             self.notify(self.settings.problem, title="config.toml", severity="warning")
+        for warning in self.start_warnings:
+            self.notify(warning, title="API key", severity="warning", timeout=12, markup=False)
         try:
             await self.open_client()
         except Exception:  # noqa: BLE001 - the start screen's list says why, with Retry
@@ -348,8 +356,12 @@ class VapApp(LiteralApp[int]):
 
     # --- API calls and their failures ---
 
-    async def call_api(self, call: Callable[[VapClient], Awaitable[T]]) -> T:
-        """Run one client call; a 429 waits Retry-After and tries again, the rest propagate."""
+    async def call_api(self, call: Callable[[VapClient], Awaitable[T]], *, resend: bool = True) -> T:
+        """Run one client call; a 429 waits Retry-After and tries again, the rest propagate.
+
+        ``resend=False``: never send it again, not even after a 429 (a web call: it would start a
+        second billed call if the first had gone through after all). The 429 is shown instead.
+        """
         attempts = 0
         await self.open_client()
         while True:
@@ -357,7 +369,7 @@ class VapApp(LiteralApp[int]):
                 result = await call(self.client)
             except errors.RateLimited as err:
                 attempts += 1
-                if attempts > MAX_RATE_LIMIT_RETRIES:
+                if attempts > MAX_RATE_LIMIT_RETRIES or not resend:
                     self._rate_limit_over()
                     raise
                 wait = min(err.retry_after if err.retry_after is not None else 1.0, MAX_RATE_LIMIT_WAIT)
@@ -567,6 +579,7 @@ def make_app(
     settings: Settings | None = None,
     credentials: Any = None,
     start_screen: str = "numbers",
+    on_sandbox: bool = False,
 ) -> VapApp:
     return VapApp(
         client_factory=client_factory,
@@ -577,4 +590,5 @@ def make_app(
         settings=settings,
         credentials=credentials,
         start_screen=start_screen,
+        on_sandbox=on_sandbox,
     )

@@ -1,4 +1,10 @@
-"""Create an agent from a template: asks for a name, copies the template's prompt and voice."""
+"""Create an agent from a template: asks for a name, copies the template's prompt and voice.
+
+Before anything is sent, the template's ttsConfig is checked against the account's voice
+catalogue (GET /v1/voices): a template made for another account, or one the server changed since,
+may name a voice or a description its engine does not take, and the person is told which field
+and why instead of meeting the server's 422.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +17,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.validation import Function, Length
 from textual.widgets import Button, Input, Label, Static
+from textual.message import Message
 from textual.worker import Worker
 
 from vap_console.api.models import Agent, AgentCreate, AgentTemplate
+from vap_console.api.voices import TtsProblem, tts_problems
 from vap_console.tui import untrusted
 from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.dialog import Dialog
@@ -26,6 +34,12 @@ NAME_MAX = 100
 
 class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
     LABEL = "Create an agent"
+
+    class VoiceMismatch(Message):
+        def __init__(self, problems: list[TtsProblem]) -> None:
+            super().__init__()
+            self.problems = problems
+
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without creating")]
     AUTO_FOCUS = "#agent-name"
 
@@ -60,6 +74,7 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
                 )),
                 classes="dialog-help",
             )
+            yield FieldError(id="tts-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create", id="create", variant="primary")
                 yield Button("Cancel", id="cancel")
@@ -85,6 +100,11 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
     @work(exclusive=True, group="create", exit_on_error=False)
     async def create(self, name: str) -> None:
         body = AgentCreate.from_template(self.template, name)
+        catalog = await self.app.call_api(lambda c: c.list_voices())  # type: ignore[attr-defined]
+        problems = tts_problems(body.tts_config, catalog)
+        if problems:
+            self.post_message(self.VoiceMismatch(problems))
+            return
         key = self._submission.key_for(body.model_dump_json(by_alias=True))
         agent = await self.app.call_api(  # type: ignore[attr-defined]
             lambda c: c.create_agent(body, idempotency_key=key)
@@ -93,6 +113,14 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
         if index is not None:
             index.add("agent", agent.id)
         self.dismiss(agent)
+
+    @on(VoiceMismatch)
+    def _voice_mismatch(self, message: VoiceMismatch) -> None:
+        self.query_one("#create", Button).disabled = False
+        self.query_one("#tts-error", FieldError).show(
+            "Nothing was sent: the template's voice does not fit this account's voices. "
+            + "; ".join(str(p) for p in message.problems) + "."
+        )
 
     def retry_create(self) -> None:
         self._submit()

@@ -1,7 +1,9 @@
-"""Agents: known agents; start a web call; delete with a confirm."""
+"""Agents: known agents with their state (deployed or draft) and the account's call slots; start
+a web call, confirmed first with what it costs; delete with a confirm; deploy on the sandbox."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 from functools import partial
@@ -14,15 +16,16 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.validation import Function
 from textual.widgets import Static
+from textual.worker import Worker
 
 from vap_console.api import errors
-from vap_console.api.models import Agent, WebCallSession
+from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.numbers import fields_table, is_uuid
 from vap_console.tui.screens.prompt_id import PromptIdScreen
-from vap_console.tui.screens.webcall import WebCallScreen
+from vap_console.tui.screens.webcall import WebCallConfirm, WebCallScreen
 from vap_console.tui.widgets.rows import Column, Row, make_row
 
 if TYPE_CHECKING:
@@ -43,6 +46,17 @@ def label_of(agent: Agent) -> str:
     return agent.name or agent.ref
 
 
+def state_of(agent: Agent) -> str:
+    """deployed, draft, or unknown (a server that does not say)."""
+    if agent.deployed is None:
+        return fmt.NONE
+    return "deployed" if agent.deployed else "draft"
+
+
+# Agent details asked for at once when the list comes from the local index.
+DETAIL_REQUESTS = 4
+
+
 class AgentsScreen(ListScreen[Agent]):
     AREA = "agents"
     LABEL = "Agents"
@@ -53,13 +67,27 @@ class AgentsScreen(ListScreen[Agent]):
         Column("Ref", 24),
         Column("Source", 10),
         Column("Template", 20),
-        Column("Deployed", 8),
+        Column("State", 8),
     )
     BINDINGS = [
-        Binding("w", "web_call", "Web call", id="agents.webcall", tooltip="Start a browser call with the agent"),
+        Binding("w", "web_call", "Web call", id="agents.webcall",
+                tooltip="Start a browser call with the agent (billed; asks first)"),
         Binding("d", "delete_agent", "Delete", id="agents.delete", tooltip="Delete the highlighted agent"),
         Binding("a", "add_agent", "Add by id", id="agents.add", tooltip="Track an agent by its id or ua_ handle"),
+        Binding("D", "deploy_agent", "Deploy (sandbox)", id="agents.deploy",
+                tooltip="Sandbox only: deploy the highlighted agent, as the dashboard's Deploy does"),
     ]
+
+    class WebCallAsked(Message):
+        def __init__(self, agent: Agent, limits: AgentLimits | None) -> None:
+            super().__init__()
+            self.agent = agent
+            self.limits = limits
+
+    class LimitsRead(Message):
+        def __init__(self, limits: AgentLimits | None) -> None:
+            super().__init__()
+            self.limits = limits
 
     class WebCallStarted(Message):
         def __init__(self, agent: Agent, session: WebCallSession) -> None:
@@ -72,21 +100,44 @@ class AgentsScreen(ListScreen[Agent]):
         self.from_local_index = False
         # Each repeats exactly the request that failed last (set as the request starts).
         self.retry_webcall: Callable[[], object] | None = None
+        self.retry_webcall_ask: Callable[[], object] | None = None
         self.retry_delete: Callable[[], object] | None = None
+        self.retry_deploy: Callable[[], object] | None = None
+        # GET /v1/agent/limits as last read; None while unknown or where the server lacks it.
+        self.limits: AgentLimits | None = None
 
     async def fetch(self, client: VapClient) -> list[Agent]:
         try:
             page = await client.list_agents()
         except errors.NotSupported:
             self.from_local_index = True
-            return [Agent(id=i) for i in await self.known_ids("agent")]
+            return await self.details_of(client, await self.known_ids("agent"))
         self.from_local_index = False
         return list(page.items)
+
+    async def details_of(self, client: VapClient, ids: list[str]) -> list[Agent]:
+        """The remembered agents, with their details where the server has GET /v1/agents/{ref}
+        (name, state, voice); as bare ids where it does not, or does not know one any more."""
+        if not ids:
+            return []
+        gate = asyncio.Semaphore(DETAIL_REQUESTS)
+
+        async def one(agent_id: str) -> Agent | None:
+            async with gate:
+                try:
+                    return await client.get_agent(agent_id)
+                except errors.AgentNotFound:
+                    return Agent(id=agent_id)
+                except errors.NotSupported:
+                    return None
+
+        found = await asyncio.gather(*(one(i) for i in ids))
+        return [agent if agent is not None else Agent(id=i) for i, agent in zip(ids, found)]
 
     def row_of(self, a: Agent) -> Row:
         return make_row(
             a.id,
-            (a.name or fmt.NONE, a.ref, a.source or fmt.NONE, a.template_slug or fmt.NONE, fmt.yes_no(a.deployed)),
+            (a.name or fmt.NONE, a.ref, a.source or fmt.NONE, a.template_slug or fmt.NONE, state_of(a)),
             extra=a.id,
         )
 
@@ -95,7 +146,7 @@ class AgentsScreen(ListScreen[Agent]):
             Text(label_of(a), style="bold"),
             fields_table([
                 ("id", a.id), ("ref", a.ref), ("source", a.source), ("template", a.template_slug),
-                ("deployed", fmt.yes_no(a.deployed)),
+                ("state", self.state_note(a)),
                 ("voice", f"{a.tts_config.model or '?'} · {a.tts_config.voice or a.tts_config.description or 'default'}"
                  if a.tts_config else None),
                 ("created", fmt.when(a.created_at)), ("updated", fmt.when(a.updated_at)),
@@ -107,31 +158,130 @@ class AgentsScreen(ListScreen[Agent]):
             parts += [Text("\nSystem instruction", style="bold underline"), Text(a.system_instruction)]
         return Group(*parts)
 
+    def state_note(self, a: Agent) -> str:
+        if a.deployed is None:
+            return "not said by this server"
+        if a.deployed:
+            return "deployed: takes calls"
+        where = "D deploys it here (sandbox only)" if self.vap.on_sandbox else "deploy it in the dashboard"
+        return f"draft: takes no calls until deployed; {where}"
+
     def after_load(self, items: list[Agent]) -> None:
         if self.from_local_index:
             self.query_one("#list-count", Static).update(
                 f"{len(items)} agents (this profile's local index: the server has no list endpoint)",
                 layout=False,
             )
+        self.read_limits()
 
-    # --- web call ---
+    def count_note(self) -> str:
+        return f"web-call slots {self.limits.in_use}" if self.limits is not None else ""
+
+    # --- call slots ---
+
+    async def limits_or_none(self) -> AgentLimits | None:
+        """GET /v1/agent/limits, or None where the server lacks it or cannot say now: the slots
+        are a help to the person, never a reason to stop."""
+        try:
+            return await self.vap.call_api(lambda c: c.agent_limits())
+        except errors.ApiError:
+            return None
+
+    @work(exclusive=True, group="limits", exit_on_error=False)
+    async def read_limits(self) -> None:
+        self.post_message(self.LimitsRead(await self.limits_or_none()))
+
+    @on(LimitsRead)
+    def _limits_read(self, message: LimitsRead) -> None:
+        self.show_limits(message.limits)
+
+    def show_limits(self, limits: AgentLimits | None) -> None:
+        self.limits = limits
+        if not self.from_local_index:
+            self._update_count()
+
+    def worker_succeeded(self, worker: Worker[object]) -> None:
+        # Reading the slots in the background is not the person's action: a banner stays.
+        if worker.group != "limits":
+            super().worker_succeeded(worker)
+
+    # --- web call: asked first, every time; never sent again behind the person's back ---
 
     def action_web_call(self) -> None:
         agent = self.current
-        if agent is not None:
-            self.start_web_call(agent)
+        if agent is None:
+            return
+        if self.starting_call():
+            # A call being started must not be cut off: its answer holds the only way to join it.
+            self.notify("A web call is being started; wait for its answer.", severity="warning")
+            return
+        self.ask_web_call(agent)
 
-    @work(exclusive=True, group="webcall", exit_on_error=False)
+    def starting_call(self) -> bool:
+        return any(w.group == "webcall" and not w.is_finished for w in self.workers)
+
+    @work(exclusive=True, group="webcall_ask", exit_on_error=False)
+    async def ask_web_call(self, agent: Agent) -> None:
+        # Retry in a failure's banner comes back here: it asks again, for this very agent
+        # (whichever row is highlighted by then), and starts nothing by itself.
+        self.retry_webcall = self.retry_webcall_ask = partial(self.ask_web_call, agent)
+        self.post_message(self.WebCallAsked(agent, await self.limits_or_none()))
+
+    @on(WebCallAsked)
+    def _confirm_web_call(self, message: WebCallAsked) -> None:
+        self.show_limits(message.limits)
+        agent = message.agent
+
+        def answered(yes: bool | None) -> None:
+            if yes and not self.starting_call():
+                self.start_web_call(agent)
+
+        self.app.push_screen(WebCallConfirm(label_of(agent), message.limits), answered)
+
+    # Not exclusive: a new worker of an exclusive group cancels the one running, and a cancelled
+    # start may have begun a billed call whose credentials would then never be shown.
+    @work(group="webcall", exit_on_error=False)
     async def start_web_call(self, agent: Agent) -> None:
-        # Read by the app when this call fails: its banner's Retry calls this very agent again,
-        # whichever row is highlighted by then.
-        self.retry_webcall = partial(self.start_web_call, agent)
-        session = await self.vap.call_api(lambda c: c.start_webcall(agent.ref))
+        self.retry_webcall = partial(self.ask_web_call, agent)
+        session = await self.vap.call_api(lambda c: c.start_webcall(agent.ref), resend=False)
         self.post_message(self.WebCallStarted(agent, session))
 
     @on(WebCallStarted)
     def _show_call(self, message: WebCallStarted) -> None:
         self.app.push_screen(WebCallScreen(message.session, label_of(message.agent)))
+        self.read_limits()  # the call holds a slot now
+
+    def api_failed(self, worker: Worker[object], error: BaseException) -> bool:
+        if super().api_failed(worker, error):
+            return True
+        if worker.group == "webcall" and isinstance(error, errors.AgentNotDeployed) and self.vap.on_sandbox:
+            from vap_console.tui.app import describe_error
+
+            self.banner().show(f"{describe_error(error)} On this sandbox, D deploys it.", self.retry_webcall)
+            return True
+        if worker.group == "webcall":
+            self.read_limits()  # a refusal for want of slots, say: the count shows why
+        return False
+
+    # --- deploy: the sandbox's stand-in for the dashboard's Deploy button ---
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "deploy_agent":
+            return self.vap.on_sandbox
+        return True
+
+    def action_deploy_agent(self) -> None:
+        agent = self.current
+        if agent is not None and self.vap.on_sandbox:
+            self.deploy_agent(agent)
+
+    @work(exclusive=True, group="deploy", exit_on_error=False)
+    async def deploy_agent(self, agent: Agent) -> None:
+        self.retry_deploy = partial(self.deploy_agent, agent)
+        await self.vap.call_api(lambda c: c.sandbox_deploy_agent(agent.ref))
+        self.notify(f"Deployed {label_of(agent)} on the sandbox: it takes web calls now (w).")
+        self.select_after_load = agent.id
+        self.vap.invalidate("agents")
 
     # --- delete ---
 
@@ -159,7 +309,14 @@ class AgentsScreen(ListScreen[Agent]):
 
     def action_add_agent(self) -> None:
         async def check(ref: str) -> str | None:
-            # The spec has no GET for one agent: the account's list is what can confirm it.
+            # GET /v1/agents/{ref} where the server has it (the real service does), else the
+            # account's list; a server with neither remembers the id as typed.
+            try:
+                return (await self.vap.call_api(lambda c: c.get_agent(ref))).id
+            except errors.AgentNotFound:
+                raise LookupError("no agent with this id or ua_ handle on this account") from None
+            except errors.NotSupported:
+                pass
             try:
                 page = await self.vap.call_api(lambda c: c.list_agents())
             except errors.NotSupported:

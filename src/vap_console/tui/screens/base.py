@@ -197,6 +197,10 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def after_load(self, items: list[T]) -> None:
         """Hook: runs after rows are shown."""
 
+    def count_note(self) -> str:
+        """Hook: said after the count under the list (the Agents screen's call slots)."""
+        return ""
+
     # --- layout ---
 
     def compose(self) -> ComposeResult:
@@ -385,6 +389,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             text = untrusted.content(f"{shown} of {total} {self.NOUN} match “{table.filter_text}”", multiline=False)
         else:
             text = untrusted.content(f"{total} {self.NOUN}")
+        note = self.count_note()
+        if note:
+            text = text + untrusted.content(f" · {note}")
         if self._offline_since is not None:
             text = text + untrusted.content(
                 f" · offline: as of {self._offline_since:%H:%M} UTC, reloaded when the server answers",

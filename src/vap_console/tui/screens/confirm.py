@@ -1,4 +1,4 @@
-"""Yes/no confirmation dialog for anything destructive."""
+"""Yes/no confirmation dialog for anything destructive or billed; the safe answer has the focus."""
 
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ class ConfirmScreen(Dialog[bool]):
     ]
     AUTO_FOCUS = "#no"
 
-    def __init__(self, title: str, body: str, yes: str = "Delete") -> None:
+    def __init__(self, title: str, body: str, yes: str = "Delete", no: str = "Keep") -> None:
         super().__init__()
         self._title = title
         self._body = body
         self._yes = yes
+        self._no = no
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -33,7 +34,7 @@ class ConfirmScreen(Dialog[bool]):
             yield Static(untrusted.content(self._body), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self._yes} (y)", id="yes", variant="error")
-                yield Button("Keep (n)", id="no")
+                yield Button(f"{self._no} (n)", id="no")
 
     @on(Button.Pressed, "#yes")
     def _yes_pressed(self) -> None:

@@ -20,6 +20,7 @@ from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, Static
 
 from vap_console.credentials import (
+    DEFAULT_BASE_URL,
     ENV_BASE_URL,
     ENV_KEY,
     CredentialsInputError,
@@ -30,6 +31,7 @@ from vap_console.credentials import (
     check_api_key,
     check_base_url,
     check_profile_name,
+    key_host_warning,
 )
 from vap_console.credentials.verify import explain_verify_error, verify_key
 from vap_console.tui import untrusted
@@ -79,6 +81,8 @@ class LoginScreen(Dialog[ResolvedCredentials | None]):
     LoginScreen Label { margin-top: 1; }
     LoginScreen .field-error { color: $error; height: auto; }
     LoginScreen #login-status { height: auto; margin-top: 1; }
+    LoginScreen #key-warning { color: $warning; height: auto; display: none; }
+    LoginScreen #key-warning.-shown { display: block; }
     LoginScreen #login-status.-error { color: $error; }
     LoginScreen #login-buttons { dock: bottom; height: auto; margin-top: 1; background: $surface; }
     LoginScreen #login-buttons Button { margin-right: 1; }
@@ -124,7 +128,8 @@ class LoginScreen(Dialog[ResolvedCredentials | None]):
         super().__init__()
         self._keyring_known_broken = keyring_failed
         self.keystore = keystore
-        self._initial = {"profile": profile or "", "base-url": base_url or "", "key": ""}
+        # The public service's address is offered, so a person types only the key.
+        self._initial = {"profile": profile or "", "base-url": base_url or DEFAULT_BASE_URL, "key": ""}
         self._reason = reason
         self._title = title
         self._verify = verify or verify_key
@@ -148,11 +153,12 @@ class LoginScreen(Dialog[ResolvedCredentials | None]):
                     self._initial[field_id],
                     id=field_id,
                     password=field_id == "key",
-                    placeholder={"profile": "e.g. work", "base-url": "https://…", "key": "sk_…"}[field_id],
+                    placeholder={"profile": "e.g. work", "base-url": "https://…", "key": "rk_live_…"}[field_id],
                     validators=[Checked(check)],
                     validate_on=["submitted"],
                 )
                 yield Static("", id=f"{field_id}-error", classes="field-error")
+            yield Static("", id="key-warning")
             yield Static(
                 "The key is checked with GET /v1/voices, then kept in the OS keyring.",
                 id="login-status",
@@ -186,6 +192,16 @@ class LoginScreen(Dialog[ResolvedCredentials | None]):
             first_bad.focus()
             return None
         return values
+
+    @on(Input.Changed, "#key, #base-url")
+    def _warn_on_mismatch(self) -> None:
+        # A sandbox key for a real host, or a live key for a local one: one line, as it is typed.
+        key = self.query_one("#key", Input).value.strip()
+        url = self.query_one("#base-url", Input).value
+        warning = key_host_warning(key, url) if key else None
+        line = self.query_one("#key-warning", Static)
+        line.update(untrusted.content(warning or ""))  # quotes the host as typed
+        line.set_class(bool(warning), "-shown")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -318,7 +334,8 @@ def no_key_reason(resolved: ResolvedCredentials | None, failure: KeyringUnavaila
     if failure is not None:
         return f"{failure} You can still use a key for this session only."
     if resolved is None or not resolved.base_url:
-        return "No profile yet: enter a name, the API's base URL and an API key."
+        return ("No profile yet: enter a name and an API key (rk_live_…); the base URL is the public "
+                "service's unless you change it.")
     return f"No API key for profile {resolved.profile!r}: enter one to continue."
 
 

@@ -1,4 +1,5 @@
-"""Voices: each engine with its languages (default marked), voices and style descriptions.
+"""Voices: each engine with how it is steered (tone tags, descriptions, presets) and whether it
+takes phone calls, its languages (default marked), preset voices and style descriptions.
 
 The detail is redrawn on every cursor move: it shows the first ``MAX_DESCRIPTIONS`` style
 descriptions, each up to ``DESCRIPTION_CHARS`` characters, and counts the rest (an engine with
@@ -13,6 +14,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from vap_console.api.models import VoiceEngine
+from vap_console.api.voices import steering, tones_of
 from vap_console.tui import format as fmt
 from vap_console.tui.pairs import cap_string, cap_text, more
 from vap_console.tui.screens.base import ListScreen
@@ -67,7 +69,7 @@ class VoicesScreen(ListScreen[VoiceEngine]):
                     (" disabled" if e.disabled else "", "dim"),
                 ),
                 fmt.yes_no(e.phone_calls),
-                str(len(e.voices)) if e.voices else "styles",
+                str(len(e.voices)) if e.voices else ("tones" if tones_of(e) else "styles" if e.descriptions else "—"),
                 ", ".join(lang.label for lang in e.languages),
             ),
         )
@@ -93,12 +95,14 @@ class VoicesScreen(ListScreen[VoiceEngine]):
             styles.append(more(len(e.descriptions) - MAX_DESCRIPTIONS, "style descriptions"))
         return Group(
             Text(short(e.label, 400) + ("  ★ default model" if e.id == self.default_model else ""), style="bold"),
+            # What a person needs first to write a prompt or a ttsConfig for this engine.
+            Text(steering(e), style="italic"),
             fields_table([
                 ("engine id", e.id),
                 ("badge", e.badge),
                 ("disabled", fmt.yes_no(e.disabled)),
                 ("phone calls", fmt.yes_no(e.phone_calls)),
-                ("voices", ", ".join(e.voices) or Text("none named: steer it with a style description", style="dim")),
+                ("voices", ", ".join(e.voices) or Text("no presets", style="dim")),
                 ("default language", e.default_language),
             ]),
             Text("\nLanguages", style="bold underline"),

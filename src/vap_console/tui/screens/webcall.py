@@ -1,4 +1,10 @@
-"""The web call session: host, room, call id and the token (masked), each copyable."""
+"""Web calls: the confirm before one starts (what it costs), and the session's credentials
+(host, room, call id and the token, masked), each copyable.
+
+A web call is billed from the moment the server answers, even if nobody joins, and holds one of
+the account's concurrent-call slots until the participant leaves (reference/real-service.md), so
+it is confirmed in those words first, with Cancel focused, every time one is started.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,45 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, Static
 
-from vap_console.api.models import WebCallSession
+from vap_console.api.models import AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
+from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.dialog import Dialog
+
+COST_NOTE = (
+    "The call is billed from the moment it starts, even if nobody joins, and holds one of the "
+    "account's concurrent-call slots until the participant leaves the room."
+)
+TOKEN_NOTE = "The token is short-lived and good for this one room only."
+
+
+def slots_line(limits: AgentLimits | None) -> str:
+    """What the account's call slots look like now, for the confirm and the Agents screen."""
+    if limits is None:
+        return "This server does not report its call slots."
+    if limits.active_requests >= limits.concurrency_limit:
+        return (f"Call slots: {limits.in_use} — all taken: the server will refuse a new call "
+                "(concurrency_limit_exceeded) until one ends.")
+    return f"Call slots: {limits.in_use}; this call takes one more."
+
+
+class WebCallConfirm(ConfirmScreen):
+    """Asked before every web call (Retry after a failure asks again): what it costs."""
+
+    LABEL = "Start a web call"
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "Cancel", id="webcall.cancel", tooltip="Start no call"),
+        Binding("y", "answer(True)", "Start billed call", id="webcall.start",
+                tooltip="Start the call: billed from now, holds a call slot"),
+    ]
+
+    def __init__(self, agent_label: str, limits: AgentLimits | None) -> None:
+        super().__init__(
+            f"Start a billed web call with {agent_label}?",
+            f"{COST_NOTE}\n\n{slots_line(limits)}",
+            yes="Start billed call", no="Cancel",
+        )
 
 
 class WebCallScreen(Dialog[None]):
@@ -42,7 +83,8 @@ class WebCallScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="webcall"):
             yield Static(untrusted.content(f"Web call with {self._agent}"), classes="dialog-title")
-            yield Static("Join from a browser with these credentials; media flows directly to the agent.",
+            yield Static("Join from a browser with these credentials; media flows directly to the agent. "
+                         f"{TOKEN_NOTE} The call is billed until the participant leaves.",
                          classes="dialog-help")
             for key, (label, shown, _) in self.values().items():
                 with Horizontal(classes="copy-row"):

@@ -1,0 +1,107 @@
+"""Web calls and the account's concurrent-call slots, as the real service's public docs describe
+them (reference/real-service.md), plus the sandbox-only way to deploy an agent.
+
+A web call holds one of the account's slots from the moment it is answered until the participant
+leaves the room. Nobody ever joins a sandbox room (nothing listens at MEDIA_HOST), so a call
+holds its slot for CALL_HOLD_SECONDS of the sandbox clock, as a room nobody joins is closed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import datetime, timedelta
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from vap_console.sandbox.problems import Problem
+from vap_console.sandbox.state import Account, AgentRecord
+from vap_console.sandbox.wire import account_of, read_json, sandbox_of
+
+MEDIA_HOST = "wss://media.sandbox.invalid"
+CALL_HOLD_SECONDS = 120
+
+
+def require_voice_agents(account: Account) -> None:
+    if not account.key.voice_agents:
+        raise Problem(503, "not_configured", "Voice agents are not available on this deployment.")
+
+
+def find_agent_or_404(account: Account, ref: str) -> AgentRecord:
+    agent = account.find_agent(ref.strip())
+    if agent is None:
+        raise Problem(404, "agent_not_found", f"No agent {ref!s:.80} on this account.")
+    return agent
+
+
+def active_calls(account: Account, now: datetime) -> int:
+    return sum(1 for call in account.webcalls if call["endsAt"] > now)
+
+
+async def agent_limits(request: Request) -> Response:
+    account = account_of(request)
+    require_voice_agents(account)
+    now = sandbox_of(request).now()
+    return JSONResponse({
+        "concurrency_limit": account.key.call_slots,
+        "active_requests": active_calls(account, now),
+        "plan": account.key.plan,
+    })
+
+
+async def deploy_agent(request: Request) -> Response:
+    """Sandbox only: what the dashboard's Deploy does on the real service."""
+    account = account_of(request)
+    require_voice_agents(account)
+    agent = find_agent_or_404(account, request.path_params["agent_ref"])
+    if not agent.deployed:
+        agent.deployed = True
+        agent.updated_at = sandbox_of(request).now()
+    return JSONResponse(agent.to_wire())
+
+
+async def start_webcall(request: Request) -> Response:
+    account = account_of(request)
+    require_voice_agents(account)
+    key = account.key
+    if key.blocked:
+        raise Problem(402, "access_blocked",
+                      "The account is paused after a failed payment; settle it in the dashboard.")
+    if not key.call_balance:
+        raise Problem(402, "insufficient_balance", "The account's balance cannot cover a call; top it up first.")
+    body = await read_json(request)
+    if not isinstance(body, dict):
+        raise Problem(422, "invalid_request", "Send a JSON object with agentId.",
+                      details=[{"loc": "body", "message": "must be a JSON object"}])
+    ref = body.get("agentId", body.get("agent_id"))
+    if not isinstance(ref, str) or not ref.strip():
+        raise Problem(422, "invalid_request", "agentId is required.",
+                      details=[{"loc": "body.agentId", "message": "is required: the agent's uuid or ua_<handle>"}])
+    agent = find_agent_or_404(account, ref)
+    if not agent.deployed:
+        raise Problem(409, "agent_not_deployed",
+                      f"{agent.name} is a draft: only a deployed agent takes calls.")
+    now = sandbox_of(request).now()
+    active = active_calls(account, now)
+    if active >= key.call_slots:
+        raise Problem(429, "concurrency_limit_exceeded",
+                      f"All {key.call_slots} concurrent-call slots are in use.",
+                      active_requests=active, limit=key.call_slots)
+    if key.start_fails_first and agent.id not in account.failed_starts:
+        account.failed_starts.add(agent.id)
+        raise Problem(502, "agent_start_failed", f"{agent.name} could not be started; safe to retry.")
+    call_id = account.next_id("call")
+    # The real service's room names are call- and 32 hex digits.
+    room = "call-" + call_id.replace("-", "")
+    claims = {"room": room, "agent": agent.id, "call": call_id, "iat": int(now.timestamp()),
+              "exp": int((now + timedelta(minutes=10)).timestamp())}
+    token = ".".join(
+        base64.urlsafe_b64encode(json.dumps(part, separators=(",", ":")).encode()).decode().rstrip("=")
+        for part in ({"alg": "none", "typ": "JWT"}, claims)
+    ) + ".sandbox"
+    session = {"token": token, "host": MEDIA_HOST, "roomName": room, "callId": call_id}
+    account.webcalls.append({
+        "agentId": agent.id, **session, "startedAt": now, "endsAt": now + timedelta(seconds=CALL_HOLD_SECONDS),
+    })
+    return JSONResponse(session)
