@@ -17,6 +17,8 @@ from vap_console.credentials import (
     ENV_BASE_URL,
     ENV_KEY,
     CredentialsInputError,
+    env_api_key,
+    env_base_url,
     KeyringUnavailable,
     KeyStore,
     LocalIndex,
@@ -101,12 +103,12 @@ def login(
         name = store.profile_name(profile)
         config = store.profiles.load()
         existing = config.profiles.get(name)
-        url_given = base_url or store.env.get(ENV_BASE_URL, "").strip()
+        url_given = base_url or env_base_url(store.env)[0]
         if url_given:
             try:
                 url = check_base_url(url_given)
             except CredentialsInputError as exc:
-                flag = "--base-url" if base_url else ENV_BASE_URL
+                flag = "--base-url" if base_url else env_base_url(store.env)[1]
                 raise _Fail(f"{flag}: {exc}", EXIT_USAGE) from None
         elif existing:
             url = existing.base_url
@@ -149,7 +151,7 @@ def login(
         _say(f"Active profile: {name}.")
     elif active:
         _say(f"Active profile is still {active.name!r}; use `vap --profile {name}` for this one.")
-    if store.env.get(ENV_KEY, "").strip():
+    if env_api_key(store.env):
         _say(f"Note: {ENV_KEY} is set in this shell and overrides the stored key.")
     return EXIT_OK
 
@@ -185,7 +187,7 @@ def logout(
         _say(f"Profile {name!r} had no key in the OS keyring.")
     if forget and known:
         _say(f"Forgot profile {name!r} and its local index.")
-    if store.env.get(ENV_KEY, "").strip():
+    if env_api_key(store.env):
         _say(f"Note: {ENV_KEY} is still set in this shell, so commands still have a key.")
     return EXIT_OK
 
@@ -198,8 +200,8 @@ def profiles(*, keystore: KeyStore | None = None) -> int:
     except ProfilesFileError as exc:
         _say(f"vap profiles: {exc}", sys.stderr)
         return EXIT_FAILURE
-    env_key = store.env.get(ENV_KEY, "").strip()
-    env_url = store.env.get(ENV_BASE_URL, "").strip()
+    env_key = env_api_key(store.env)
+    env_url = env_base_url(store.env)[0]
 
     if not config.profiles:
         _say("No profiles yet: run `vap login` to add one (the public service; --base-url URL for another).")

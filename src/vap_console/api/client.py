@@ -264,6 +264,9 @@ class VapClient:
         self._sleep = sleep
         self.on_wait: Callable[[errors.ApiError, float], None] | None = None
         self._random = random.Random()
+        # The last 2xx answer as it came (status, body bytes, x-request-id): what `vap … --json`
+        # prints, so that a script sees exactly what the API returned, not a re-serialised model.
+        self.last_answer: Answer | None = None
         _install_log_scrubber()
         self._http = httpx.AsyncClient(
             base_url=self._base_url,
@@ -584,9 +587,13 @@ class VapClient:
                                  data if not (expired or problem is not None) else None,
                                  idempotency_key)
                 if ok:
+                    answer.request_id = _request_id(response.headers)
+                    self.last_answer = answer
                     return answer
                 retry_after = parse_retry_after(response.headers.get("retry-after"))
                 failure = self._error_answer(answer, response.headers, retry_after)
+                # What support needs to find this request in the server's logs.
+                failure.request_id = _request_id(response.headers)
                 if (
                     method == "DELETE"
                     and reached
@@ -779,7 +786,7 @@ class VapClient:
 
 
 @dataclass
-class _Answer:
+class Answer:
     """A final answer: the status and the body as read (None when not read or unreadable)."""
 
     method: str
@@ -788,6 +795,17 @@ class _Answer:
     content_type: str
     body: bytearray | None
     idempotency_key: str | None
+    request_id: str | None = None
+
+
+_Answer = Answer
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
+
+
+def _request_id(headers: httpx.Headers) -> str | None:
+    """The server's ``x-request-id`` when it is a plausible id (it is quoted to people)."""
+    value = headers.get("x-request-id", "").strip()
+    return value if _REQUEST_ID.fullmatch(value) else None
 
 
 @dataclass

@@ -40,6 +40,8 @@ class ApiError(Exception):
     idempotency_key: str | None = None
     # What maybe_applied is when the constructor is not told.
     applied_by_default: ClassVar[bool] = False
+    # The server's x-request-id for the answer, when it sent one: what its support asks for.
+    request_id: str | None = None
 
     def __init__(
         self,

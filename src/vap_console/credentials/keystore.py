@@ -28,6 +28,23 @@ SERVICE = "vap-console"
 DEFAULT_TIMEOUT = 5.0
 ENV_KEY = "VAP_API_KEY"
 ENV_BASE_URL = "VAP_BASE_URL"
+# The vendor's own SDK reads these; honoured when the VAP_ ones are unset, so one shell serves both.
+ENV_KEY_FALLBACK = "RUMIK_API_KEY"
+ENV_BASE_URL_FALLBACK = "RUMIK_BASE_URL"
+
+
+def env_api_key(env: Mapping[str, str]) -> str:
+    """The key the environment supplies: VAP_API_KEY, else RUMIK_API_KEY; "" when neither."""
+    return env.get(ENV_KEY, "").strip() or env.get(ENV_KEY_FALLBACK, "").strip()
+
+
+def env_base_url(env: Mapping[str, str]) -> tuple[str, str]:
+    """(value, variable name) of the base URL the environment supplies; ("", "") when none."""
+    for name in (ENV_BASE_URL, ENV_BASE_URL_FALLBACK):
+        value = env.get(name, "").strip()
+        if value:
+            return value, name
+    return "", ""
 
 KeySource = Literal["env", "keyring", "session", "none"]
 
@@ -217,7 +234,7 @@ class KeyStore:
 
         Raises KeyringUnavailable only when the keyring had to be asked.
         """
-        env_key = self.env.get(ENV_KEY, "").strip()
+        env_key = env_api_key(self.env)
         if env_key:
             return "env", mask(env_key)
         if profile in self._session:
@@ -235,19 +252,19 @@ class KeyStore:
     def resolve(self, profile: str | None = None) -> ResolvedCredentials:
         """Which key and base URL to use, and where the key came from.
 
-        Order: VAP_API_KEY, then a session-only key, then the keyring. VAP_BASE_URL overrides
+        Order: VAP_API_KEY (else RUMIK_API_KEY), then a session-only key, then the keyring. VAP_BASE_URL (else RUMIK_BASE_URL) overrides
         the profile's base URL. Raises KeyringUnavailable only when the keyring had to be asked.
         """
         name = self.profile_name(profile)
         stored = self.profiles.get(name)
-        env_url = self.env.get(ENV_BASE_URL, "").strip()
+        env_url, env_name = env_base_url(self.env)
         if env_url:
             try:
                 env_url = check_base_url(env_url)
             except CredentialsInputError as exc:
-                raise CredentialsInputError(f"{ENV_BASE_URL}: {exc}") from None
+                raise CredentialsInputError(f"{env_name}: {exc}") from None
         base_url = env_url or (stored.base_url if stored else None)
-        env_key = self.env.get(ENV_KEY, "").strip()
+        env_key = env_api_key(self.env)
         if env_key:
             return ResolvedCredentials(env_key, "env", base_url, name)
         if name in self._session:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import uuid
+
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vap_console.sandbox import calls, endpoints, phone_numbers
 from vap_console.sandbox.clock import Clock, SystemClock, VirtualClock
@@ -23,6 +26,28 @@ _HTTP_CODES = {
     405: ("method_not_allowed", "This endpoint does not take that method."),
     413: ("payload_too_large", "The request body is too large."),
 }
+
+
+class RequestIds:
+    """Every answer carries ``x-request-id``, as the real service's do, so that a client can quote
+    it to support; outermost, so that the budget's 429 and an injected fault's 5xx carry one too."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = uuid.uuid4().hex.encode()
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [h for h in message.get("headers", []) if h[0].lower() != b"x-request-id"]
+                message = {**message, "headers": [*headers, (b"x-request-id", request_id)]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)
 
 
 def _routes() -> list[Route]:
@@ -90,6 +115,7 @@ def create_app(
     app = Starlette(
         routes=_routes(),
         middleware=[
+            Middleware(RequestIds),
             Middleware(FaultInjector, faults=faults),
             Middleware(Gateway, state=state, limiter=limiter),
             Middleware(Idempotency),

@@ -396,12 +396,12 @@ class VapApp(LiteralApp[int]):
 
     def offer_login(self) -> None:
         """Open the login screen for this profile, once per refusal; a new key switches the client."""
-        from vap_console.credentials import ENV_KEY, KeyStore
+        from vap_console.credentials import KeyStore, env_api_key
         from vap_console.tui.screens.login import LoginScreen
 
         store = self.credentials
         # The sandbox has no profiles; VAP_API_KEY would shadow any key typed: the 401 is shown as is.
-        if not isinstance(store, KeyStore) or store.env.get(ENV_KEY, "").strip():
+        if not isinstance(store, KeyStore) or env_api_key(store.env):
             return
         if any(isinstance(screen, LoginScreen) for screen in self.screen_stack):
             return

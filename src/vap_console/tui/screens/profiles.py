@@ -21,6 +21,7 @@ from textual.widgets import Static
 
 from vap_console.credentials import (
     ENV_KEY,
+    env_api_key,
     KeyringUnavailable,
     KeyStore,
     LocalIndex,
@@ -223,7 +224,7 @@ class ProfilesScreen(Screen[None]):
             return "No profiles yet. Press a to add one."
         note = f"The console uses profile {self.vap.profile_label!r}. * marks the one `vap` starts with."
         store = self.keystore
-        if store is not None and store.env.get(ENV_KEY, "").strip():
+        if store is not None and env_api_key(store.env):
             note += f" {ENV_KEY} is set: it overrides every profile's stored key."
         return note
 
