@@ -20,7 +20,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="vap", description="Terminal console for the Voice Agent Platform API.")
+    parser = _Parser(
+        prog="vap",
+        description="Terminal console for the Voice Agent Platform API.",
+        epilog=("For scripts, every area is a command too: vap numbers|tools|variables|voices|"
+                "templates|agents … (try `vap agents --help`); `vap completion bash|zsh|fish`. "
+                "See docs/cli.md."),
+    )
     parser.add_argument("--version", action="version", version=f"vap-console {__version__}")
     parser.add_argument("--profile", help="profile to use (default: the active one)")
     parser.add_argument(
@@ -63,7 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    from vap_console.scripting import wants
+
+    given = list(sys.argv[1:] if argv is None else argv)
+    if wants(given):
+        # `vap numbers|tools|variables|voices|templates|agents|completion …`: the click commands.
+        from vap_console.scripting.root import run
+
+        return run(given)
+    args = build_parser().parse_args(given)
     profile = getattr(args, "sub_profile", None) or args.profile
     try:
         if args.command == "sandbox":

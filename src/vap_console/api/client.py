@@ -314,17 +314,19 @@ class VapClient:
         *,
         idempotency_key: str | None = None,
         on_progress: ProgressCallback | None = None,
+        max_retries: int | None = None,
     ) -> Rental:
         """POST /v1/phone-numbers. Validates the files first (RentalValidationError, nothing sent).
 
         Charges the wallet: on OutcomeUnknown or a retryable error, send again with the same
         ``idempotency_key`` (the error carries it as ``.idempotency_key``) to avoid renting twice.
+        ``max_retries=0`` sends it once even after a 429 (`vap numbers rent` retries nothing).
         """
         # Stats and magic-byte reads in a worker thread: a slow disk never stalls the loop.
         body = await asyncio.to_thread(_checked_body, application)
         answer = await self._send(
             "POST", "/v1/phone-numbers", body=body, idempotency_key=idempotency_key,
-            on_progress=on_progress,
+            on_progress=on_progress, max_retries=max_retries,
         )
         return await self._parse(Rental, answer)
 

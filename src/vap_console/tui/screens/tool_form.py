@@ -6,10 +6,8 @@ Errors are shown under the field they concern — ours on submit, the server's 4
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from rich.text import Text
@@ -35,6 +33,21 @@ from vap_console.api.models import (
     ToolKind,
     ToolOutput,
 )
+from vap_console.api.tool_rules import (
+    AUTH_TYPES,
+    DESCRIPTION_RULE,
+    LLM_PARAMS_KIND,
+    METHODS,
+    NAME_RE,
+    NAME_REQUIRED,
+    NAME_SHAPE,
+    NAME_TOO_LONG,
+    OUTPUT_NAME_RULE,
+    URL_RE,
+    URL_RULE,
+    auth_problems,
+    timeout_ms,
+)
 from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
@@ -44,9 +57,6 @@ from vap_console.tui.submission import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-AUTH_TYPES = ("none", "bearer", "basic", "api_key")
-NAME_RE = re.compile(TOOL_NAME_PATTERN)
 
 # Wire path of each field → the label shown. Widget ids are "f-" + path with dots as dashes.
 FIELDS: dict[str, str] = {
@@ -109,28 +119,6 @@ def _lines(text: str) -> list[tuple[int, str]]:
     return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
-TIMEOUT_MAX_MS = 600_000
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$", re.IGNORECASE)
-
-
-def timeout_ms(text: str) -> int:
-    """``10000`` or ``10000ms`` → 10000, ``12.5s`` → 12500; ValueError naming the rule otherwise.
-
-    Never a silent change: what is not a whole number of milliseconds is refused and said why.
-    """
-    match = _DURATION.match(text)
-    if not match:
-        raise ValueError("write milliseconds (10000) or seconds with an s (12.5s)")
-    seconds = (match.group(2) or "ms").lower() == "s"
-    value = Decimal(match.group(1)) * (1000 if seconds else 1)
-    if value != value.to_integral_value():
-        raise ValueError(f"{text.strip()} is {value.normalize():f} ms: a timeout is whole milliseconds")
-    ms = int(value)
-    if not 1 <= ms <= TIMEOUT_MAX_MS:
-        raise ValueError(f"must be from 1 ms to {TIMEOUT_MAX_MS:,} ms (10 minutes)")
-    return ms
-
-
 class TimeoutText(Validator):
     def validate(self, value: str) -> ValidationResult:
         if not value.strip():
@@ -170,11 +158,9 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
                     yield from self._field("name", Input(
                         placeholder="lookup_order", id=wid("name"), select_on_focus=False,
                         validators=[
-                            Length(minimum=1, failure_description="is required"),
-                            Length(maximum=TOOL_NAME_MAX,
-                                   failure_description=f"at most {TOOL_NAME_MAX} characters"),
-                            Regex(TOOL_NAME_PATTERN, failure_description=(
-                                "must start with a letter and hold only letters, digits and _")),
+                            Length(minimum=1, failure_description=NAME_REQUIRED),
+                            Length(maximum=TOOL_NAME_MAX, failure_description=NAME_TOO_LONG),
+                            Regex(TOOL_NAME_PATTERN, failure_description=NAME_SHAPE),
                         ]), width=2)
                     yield from self._field("kind", Select(
                         [(k, k) for k in ToolKind.ALL], value=ToolKind.BEFORE_CALL,
@@ -186,12 +172,11 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
                         placeholder="What the tool does; for during_call, when the model should call it",
                         id=wid("description"),
                         validators=[Length(minimum=1, maximum=TOOL_DESCRIPTION_MAX,
-                                           failure_description=f"must be 1 to {TOOL_DESCRIPTION_MAX} characters")]))
+                                           failure_description=DESCRIPTION_RULE)]))
                 with Horizontal(classes="field-row"):
                     yield from self._field("config.url", Input(
                         placeholder="https://api.example.com/orders/{order_id}", id=wid("config.url"),
-                        validators=[Function(lambda v: bool(re.match(r"^https?://\S+$", v.strip())),
-                                             "must be an http:// or https:// URL")]), width=2)
+                        validators=[Function(lambda v: bool(URL_RE.match(v.strip())), URL_RULE)]), width=2)
                     yield from self._field("config.timeoutMs", Input(
                         placeholder="10000 (ms) or 12.5s", id=wid("config.timeoutMs"),
                         validators=[TimeoutText()]))
@@ -315,7 +300,7 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
             add("config.outputs", e)
         for name, _ in outputs:
             if not NAME_RE.match(name):
-                add("config.outputs", f"{name}: a variable name starts with a letter, then letters, digits or _")
+                add("config.outputs", f"{name}: {OUTPUT_NAME_RULE}")
         llm: list[dict[str, str]] = []
         for n, line in _lines(self.value("config.llmParams")):
             pname, _, desc = line.partition(":")
@@ -324,7 +309,7 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
                 add("config.llmParams", f"line {n}: {pname or '(empty)'} is not a valid parameter name")
             llm.append({"name": pname, "description": desc.strip(), "type": "string"})
         if llm and kind != ToolKind.DURING_CALL:
-            add("config.llmParams", "only a during_call tool takes llmParams (the model supplies them)")
+            add("config.llmParams", LLM_PARAMS_KIND)
 
         auth_type = self.value("config.auth.type")
         token = self.value("config.auth.token")
@@ -332,20 +317,9 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
         header_name = self.value("config.auth.headerName").strip()
         username = self.value("config.auth.username").strip()
         auth: ToolAuthInput | None = None
-        if auth_type == "bearer" and not token:
-            add("config.auth.token", "bearer auth needs a token")
-        if auth_type == "basic":
-            if not username:
-                add("config.auth.username", "basic auth needs a username")
-            if not password:
-                add("config.auth.password", "basic auth needs a password")
-        if auth_type == "api_key":
-            if not token:
-                add("config.auth.token", "api_key auth needs the key as token")
-            if not header_name:
-                add("config.auth.headerName", "api_key auth needs the header name")
-        if auth_type == "none" and (token or password):
-            add("config.auth.type", "choose an auth type for the credential typed below")
+        for path, problems in auth_problems(auth_type, token, password, header_name, username).items():
+            for problem in problems:
+                add(path, problem)
         if auth_type != "none":
             given = {"type": auth_type, "token": token, "password": password,
                      "header_name": header_name, "username": username}

@@ -1,0 +1,131 @@
+"""`vap agents …`: list, show, create from a template, delete, start a web call (billed)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import click
+
+from vap_console.scripting.base import (
+    EXIT_REFUSED,
+    EXIT_USAGE,
+    Failure,
+    Session,
+    ask_money,
+    call,
+    common,
+    confirm_money,
+    emit_json,
+    emit_pairs,
+    emit_rows,
+    say,
+)
+
+WEBCALL_COST = "a web call is billed from the moment it starts, even if nobody joins"
+NAME_MAX = 100
+
+
+@click.group(epilog="Example: vap agents create --template support --name 'Front desk'")
+def agents() -> None:
+    """Agents: list, show, create, delete, webcall."""
+
+
+def _state(deployed: bool | None) -> str:
+    return "deployed" if deployed else "draft" if deployed is not None else "?"
+
+
+@agents.command("list", epilog="Example: vap agents list --json | jq -r '.[].id'")
+@common
+def list_(session: Session) -> None:
+    """Every agent: reference (ua_…), name, deployed or draft, template."""
+    page, raw = call(session, lambda c: c.list_agents())
+    if session.as_json:
+        return emit_json(raw["items"])
+    rows = [[a.ref, a.name, _state(a.deployed), a.template_slug, a.id] for a in page.items]
+    emit_rows(session, ["REF", "NAME", "STATE", "TEMPLATE", "ID"], rows,
+              empty="No agents yet: `vap agents create --template SLUG --name NAME` makes one.")
+
+
+@agents.command(epilog="Example: vap agents show ua_front_desk")
+@click.argument("ref")
+@common
+def show(session: Session, ref: str) -> None:
+    """One agent, by its id or ua_<handle>."""
+    a, raw = call(session, lambda c: c.get_agent(ref))
+    if session.as_json:
+        return emit_json(raw)
+    tts = a.tts_config.model_dump(exclude_none=True) if a.tts_config else {}
+    emit_pairs(session, [("ref", a.ref), ("id", a.id), ("name", a.name), ("state", _state(a.deployed)),
+                         ("template", a.template_slug), ("greeting", a.greeting),
+                         ("system instruction", a.system_instruction),
+                         *((f"tts {k}", v) for k, v in tts.items())])
+
+
+@agents.command(epilog="Example: vap agents create --template support --name 'Front desk'")
+@click.option("--template", "slug", required=True, help="The template's slug (`vap templates list`).")
+@click.option("--name", required=True, help="The agent's name.")
+@common
+def create(session: Session, slug: str, name: str) -> None:
+    """Create a draft agent from a template (its voice is checked against your voices first)."""
+    from vap_console.api.models import AgentCreate
+    from vap_console.api.voices import tts_problems
+
+    name = name.strip()
+    if not name or len(name) > NAME_MAX:
+        raise Failure(f"--name: must not be blank and at most {NAME_MAX} characters; nothing was sent",
+                      EXIT_USAGE)
+
+    async def work(client: Any) -> Any:
+        page = await client.list_templates()
+        template = next((t for t in page.items if slug in (t.slug, t.id)), None)
+        if template is None:
+            raise Failure(f"not_found: no template {slug}; `vap templates list` lists them; nothing "
+                          "was sent", EXIT_REFUSED)
+        body = AgentCreate.from_template(template, name)
+        problems = tts_problems(body.tts_config, await client.list_voices())
+        if problems:
+            raise Failure("the template's voice does not fit this account's voices: "
+                          + "; ".join(str(p) for p in problems) + "; nothing was sent", EXIT_REFUSED)
+        return await client.create_agent(body)
+
+    agent, raw = call(session, work)
+    if session.as_json:
+        return emit_json(raw)
+    say(f"Created draft agent {agent.name} ({agent.ref}).")
+    click.echo(agent.ref)
+
+
+@agents.command(epilog="Example: vap agents delete ua_front_desk")
+@click.argument("ref")
+@common
+def delete(session: Session, ref: str) -> None:
+    """Delete an agent (a number connected to it is detached)."""
+    call(session, lambda c: c.delete_agent(ref))
+    if not session.as_json:
+        say(f"Deleted agent {ref}.")
+
+
+@agents.command(epilog="Example: vap agents webcall ua_front_desk --yes --json")
+@click.argument("ref")
+@click.option("--yes", is_flag=True, help="Start without asking (needed without a terminal).")
+@common
+def webcall(session: Session, ref: str, yes: bool) -> None:
+    """Start a web call: prints the host, room and the short-lived token to join it. Billed."""
+    confirm_money(session, "vap agents webcall", yes=yes)
+    ask_money(session, WEBCALL_COST, yes=yes)
+    client = session.client()
+
+    async def go() -> tuple[Any, Any]:
+        async with client:
+            # start_webcall sends once, never again by itself (not even after a 429).
+            call_ = await client.start_webcall(ref)
+            answer = client.last_answer
+            return call_, json.loads(bytes(answer.body)) if answer and answer.body else None
+
+    started, raw = asyncio.run(go())
+    if session.as_json:
+        return emit_json(raw)
+    emit_pairs(session, [("call", started.call_id), ("host", started.host), ("room", started.room_name),
+                         ("token", started.token)])

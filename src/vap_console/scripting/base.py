@@ -1,0 +1,231 @@
+"""What every area command shares: the session (profile, output mode, client), running one API
+call, printing, confirming money, and turning every failure into one line and an exit code.
+
+Exit codes (docs/cli.md): 0 done; 1 the API refused or the thing is missing (or a person said no);
+2 usage or credentials (bad arguments, an invalid file, no key, a refused key, money asked for
+without a terminal and without ``--yes``); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from vap_console.literal import clean
+from vap_console.scripting.output import dump_json, print_pairs, print_rows
+
+if TYPE_CHECKING:
+    from vap_console.api.client import VapClient
+
+T = TypeVar("T")
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+ClientFactory = Callable[[str, str], "VapClient"]
+
+
+class Failure(Exception):
+    """A command ends here: ``message`` is printed as one line on stderr, ``code`` is the exit."""
+
+    def __init__(self, message: str, code: int = EXIT_REFUSED) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+@dataclass
+class Session:
+    """Per invocation: which profile, how to print, how to reach the API (tests inject the last)."""
+
+    profile: str | None = None
+    as_json: bool = False
+    client_factory: ClientFactory | None = None
+    keystore: Any = None
+    # None: ask the real streams. Tests set these to pretend to be (or not be) a terminal.
+    terminal_out: bool | None = None
+    terminal_in: bool | None = None
+    clients: list[Any] = field(default_factory=list)
+
+    @property
+    def on_terminal(self) -> bool:
+        return self.terminal_out if self.terminal_out is not None else _isatty(sys.stdout)
+
+    @property
+    def can_ask(self) -> bool:
+        if self.terminal_in is not None:
+            return self.terminal_in
+        return _isatty(sys.stdin) and _isatty(sys.stderr)
+
+    def client(self) -> VapClient:
+        """A client for the profile's key and base URL; Failure (exit 2) when there is none."""
+        from vap_console.credentials import (
+            ENV_BASE_URL,
+            ENV_KEY,
+            CredentialsInputError,
+            KeyringUnavailable,
+            KeyStore,
+            ProfilesFileError,
+        )
+
+        try:
+            creds = (self.keystore or KeyStore()).resolve(self.profile)
+        except (CredentialsInputError, KeyringUnavailable, ProfilesFileError) as exc:
+            raise Failure(str(exc), EXIT_USAGE) from None
+        if not creds.key:
+            raise Failure(f"no API key for profile {creds.profile}: run `vap login --profile "
+                          f"{creds.profile}` or set {ENV_KEY}", EXIT_USAGE)
+        if not creds.base_url:
+            raise Failure(f"no base URL for profile {creds.profile}: run `vap login --base-url URL` "
+                          f"or set {ENV_BASE_URL}", EXIT_USAGE)
+        if self.client_factory is not None:
+            client = self.client_factory(creds.base_url, creds.key)
+        else:
+            from vap_console.api.client import VapClient
+
+            try:
+                client = VapClient(creds.base_url, creds.key)
+            except ValueError as exc:
+                raise Failure(str(exc), EXIT_USAGE) from None
+        self.clients.append(client)
+        return client
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def session_of(ctx: click.Context) -> Session:
+    obj = ctx.find_object(Session)
+    if obj is None:
+        obj = ctx.ensure_object(Session)
+    return obj
+
+
+# --- options every command takes ---
+
+
+def _set_profile(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        session_of(ctx).profile = value
+
+
+def _set_json(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        session_of(ctx).as_json = True
+
+
+profile_option = click.option(
+    "--profile", metavar="NAME", expose_value=False, callback=_set_profile,
+    help="Profile to use (default: the active one; VAP_API_KEY/VAP_BASE_URL override it).",
+)
+json_option = click.option(
+    "--json", "as_json", is_flag=True, expose_value=False, callback=_set_json,
+    help="Print exactly what the API returned (an array for a list, the object for one).",
+)
+
+
+def common(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--profile`` and ``--json`` on a command, and the session passed as its first argument."""
+    return profile_option(json_option(click.pass_obj(fn)))
+
+
+# --- calling the API ---
+
+
+def call(session: Session, work: Callable[[VapClient], Awaitable[T]]) -> tuple[T, Any]:
+    """Run ``work`` on a fresh client; its result and the raw JSON of the last answer (None when
+    the answer had no body)."""
+    client = session.client()
+
+    async def go() -> tuple[T, Any]:
+        async with client:
+            result = await work(client)
+            answer = client.last_answer
+            raw = json.loads(bytes(answer.body)) if answer is not None and answer.body else None
+            return result, raw
+
+    return asyncio.run(go())
+
+
+def emit_json(value: Any) -> None:
+    click.echo(dump_json(value))
+
+
+def emit_rows(session: Session, headers: list[str], rows: list[list[object]], *, empty: str) -> None:
+    if not rows and session.on_terminal:
+        click.echo(empty, err=True)  # for a person; a script sees no lines
+        return
+    print_rows(headers, rows, out=click.get_text_stream("stdout"), terminal=session.on_terminal)
+
+
+def emit_pairs(session: Session, pairs: list[tuple[str, object]]) -> None:
+    print_pairs(pairs, out=click.get_text_stream("stdout"), terminal=session.on_terminal)
+
+
+def say(message: str) -> None:
+    """A line for the person on stderr (never mixed into what a script reads)."""
+    click.echo(clean(message, multiline=False), err=True)
+
+
+# --- money ---
+
+
+def confirm_money(session: Session, command: str, *, yes: bool) -> None:
+    """Refuse before anything is sent when nobody can be asked and --yes was not given."""
+    if yes or session.can_ask:
+        return
+    raise Failure(f"{command} costs money and there is no terminal to ask on: pass --yes to go "
+                  "ahead. Nothing was sent", EXIT_USAGE)
+
+
+def ask_money(session: Session, cost: str, *, yes: bool) -> None:
+    """Say what it costs; on a terminal ask (No by default). Failure (exit 1) on no."""
+    say(f"This charges your account: {cost}.")
+    if yes:
+        return
+    if not click.confirm("Go ahead?", default=False, err=True):
+        raise Failure("not confirmed: nothing was sent", EXIT_REFUSED)
+
+
+# --- failures ---
+
+
+def describe(error: BaseException) -> tuple[str, int]:
+    """One line and an exit code for anything a command can end with."""
+    from vap_console.api import errors
+    from vap_console.api.rental import RentalValidationError
+
+    if isinstance(error, Failure):
+        return error.message, error.code
+    if isinstance(error, RentalValidationError):
+        return "nothing was sent: " + "; ".join(f"{f}: {m}" for f, m in error.problems), EXIT_USAGE
+    if isinstance(error, errors.ApiError):
+        text = (error.message or error.default_message()).rstrip(".")
+        details = "; ".join(f"{d.field}: {d.message}" for d in error.details[:5])
+        line = f"{error.code}: {text}"
+        if details and details not in line:
+            line += f" ({details})"
+        extra = [f"HTTP {error.status}"] if error.status else []
+        if error.request_id:
+            extra.append(f"request {error.request_id}")
+        if extra:
+            line += f" ({', '.join(extra)})"
+        if error.hint:
+            line += f". {error.hint}"
+        if error.maybe_applied:
+            line += f" {errors.MAYBE_APPLIED_HINT}"
+        credentials = isinstance(error, (errors.Unauthorized, errors.ForbiddenScope))
+        return line, EXIT_USAGE if credentials else EXIT_REFUSED
+    return f"{type(error).__name__}: {error}", EXIT_REFUSED
