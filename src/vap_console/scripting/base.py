@@ -167,11 +167,11 @@ def emit_rows(session: Session, headers: list[str], rows: list[list[object]], *,
     if not rows and session.on_terminal:
         click.echo(empty, err=True)  # for a person; a script sees no lines
         return
-    print_rows(headers, rows, out=click.get_text_stream("stdout"), terminal=session.on_terminal)
+    print_rows(headers, rows, out=sys.stdout, terminal=session.on_terminal)
 
 
 def emit_pairs(session: Session, pairs: list[tuple[str, object]]) -> None:
-    print_pairs(pairs, out=click.get_text_stream("stdout"), terminal=session.on_terminal)
+    print_pairs(pairs, out=sys.stdout, terminal=session.on_terminal)
 
 
 def say(message: str) -> None:
