@@ -21,6 +21,7 @@ import pytest
 
 from tests.net import wait_for_port
 from vap_console.sandbox.keys import DEFAULT_KEY
+from vap_console.scripting import AREAS as SCRIPTING_AREAS
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -78,7 +79,8 @@ def vap_commands() -> list[list[str]]:
 def test_each_vap_command_and_its_options_exist(command: list[str], tmp_path: Path) -> None:
     result = run([str(BIN / "vap"), *command[1:], "--help"], env={"XDG_CONFIG_HOME": str(tmp_path)})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("usage: vap")
+    # argparse (the console's commands) or click (the area commands for scripts)
+    assert result.stdout.lower().startswith("usage: vap")
 
 
 def test_the_commands_that_end_by_themselves_run_for_real(tmp_path: Path) -> None:
@@ -104,6 +106,12 @@ def test_the_commands_that_end_by_themselves_run_for_real(tmp_path: Path) -> Non
                     env={**env, "VAP_API_KEY": "sk_sandbox_agent", "VAP_BASE_URL": url})
         assert watch.returncode == 0, watch.stderr
         assert watch.stdout.splitlines()[-1].startswith("active +")
+        # The area commands for scripts, as written (the sandbox's seed has the agent they name).
+        for command in vap_commands():
+            if command[1:2] and command[1] in SCRIPTING_AREAS and not set(command) & set(PLACEHOLDERS.values()):
+                done = run([str(BIN / "vap"), *command[1:]],
+                           env={**env, "VAP_API_KEY": "sk_sandbox_agent", "VAP_BASE_URL": url})
+                assert done.returncode == 0, (command, done.stderr)
         # The sandbox-only deploy, as the README writes it, on the seeded draft.
         request = urllib.request.Request(f"{url.rstrip('/')}/v1/agents",
                                          headers={"Authorization": f"Bearer {DEFAULT_KEY}"})
