@@ -10,11 +10,18 @@ from typing import ClassVar, TypeVar
 
 from textual import events, on
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
 from vap_console.tui.widgets.key_bar import KeyBar
 
 T = TypeVar("T")
+
+
+class DialogBox(VerticalScroll, can_focus=False):
+    """A dialog's frame (class "dialog"): on a short terminal its body scrolls and its docked
+    buttons stay on screen. Not a stop for Tab, so the first field or button gets the focus and
+    Tab moves between them as before (each scrolled into view as it is focused)."""
 
 
 class Dialog(ModalScreen[T]):

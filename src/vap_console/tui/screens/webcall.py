@@ -5,13 +5,13 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, Label, Static
 
 from vap_console.api.models import WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Dialog, DialogBox
 
 
 class WebCallScreen(Dialog[None]):
@@ -40,7 +40,7 @@ class WebCallScreen(Dialog[None]):
         }
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="webcall"):
+        with DialogBox(classes="dialog", id="webcall"):
             yield Static(untrusted.content(f"Web call with {self._agent}"), classes="dialog-title")
             yield Static("Join from a browser with these credentials; media flows directly to the agent.",
                          classes="dialog-help")
