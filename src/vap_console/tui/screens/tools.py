@@ -68,11 +68,13 @@ class ToolsScreen(ListScreen[Tool]):
     NOUN = "tools"
     EMPTY = "No tools yet. Press n to create one."
     COLUMNS = (
-        Column("Name", 24),
-        Column("Kind", 11),
-        Column("Method", 6),
-        Column("URL", 40),
-        Column("Built-in", 8),
+        # Narrow, the built-in mark goes first (the detail says it, and `d` explains it), then
+        # the method, then the kind; the name and the URL stay.
+        Column("Name", 24, min_width=12),
+        Column("Kind", 11, min_width=11, drop=2),
+        Column("Method", 6, min_width=6, drop=3),
+        Column("URL", 40, min_width=16),
+        Column("Built-in", 8, min_width=8, drop=4),
     )
     BINDINGS = [
         Binding("n", "new_tool", "New tool", id="tools.new", tooltip="Create an HTTP tool"),
