@@ -27,6 +27,7 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from vap_console.api import errors
+from vap_console.tui import breakpoints
 from vap_console.tui.commands import AreaCommands
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
@@ -87,11 +88,9 @@ RATE_LIMIT_BANNER = "HTTP 429, rate_limited"
 class VapApp(LiteralApp[int]):
     CSS_PATH = "console.tcss"
     TITLE = "vap console"
-    # Classes every screen gets from the terminal's width (console.tcss lays out by them):
-    # under 100 columns the detail pane stacks below the list; from 180 it takes more room.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-medium"), (180, "-wide")]
-    # Under 30 rows dialogs spend fewer rows on their frame and buttons.
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (30, "-tall")]
+    # Classes every screen gets from the terminal's size; console.tcss lays out by them.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.HORIZONTAL
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.VERTICAL
     MODES: ClassVar[dict[str, Any]] = {
         "numbers": NumbersScreen,
         **{mode: _lazy_screen(module, name) for mode, (module, name) in LAZY_AREAS.items()},

@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
+from vap_console.tui import breakpoints
 from vap_console.tui.widgets.key_bar import KeyBar
 
 T = TypeVar("T")
@@ -26,9 +27,16 @@ class DialogBox(VerticalScroll, can_focus=False):
 
 class Dialog(ModalScreen[T]):
     LABEL: ClassVar[str] = "Dialog"
+    # The console's bands, also when a dialog runs in another app (the wizard's test host).
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = breakpoints.HORIZONTAL
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = breakpoints.VERTICAL
     BINDINGS = [
         Binding("question_mark,f1", "show_keys", "Keys", id="dialog.keys", tooltip="Show this dialog's keys"),
     ]
+
+    @on(events.Mount)
+    def _size_classes(self) -> None:
+        breakpoints.apply_now(self, *self.app.size)
 
     @on(events.Mount)
     def _add_key_bar(self) -> None:
