@@ -305,6 +305,14 @@ async def _tool_form_invalid(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+async def _palette(pilot: Pilot) -> None:
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    # The palette lists its commands from a background search: the picture waits for them.
+    await until(pilot, lambda: pilot.app.screen.query_one(CommandList).option_count > 0)
+    await settle(pilot)
+
+
 async def _create_agent(pilot: Pilot) -> None:
     await pilot.press("a")
     await settle(pilot)
@@ -350,4 +358,9 @@ SCENES.update({
     "webcall_dialog": Scene("agents", keys("w")),
     "delete_agent_confirm": Scene("agents", keys("d")),
     "keys_help": Scene("tools", keys("question_mark")),
+    "rental": Scene("numbers", keys("down", "down", "down", "enter")),  # the active rental
+    "add_rental_by_id": Scene("numbers", keys("a")),
+    "wizard": Scene("numbers", keys("n")),
+    "profiles": Scene("numbers", keys("7")),
+    "palette": Scene("numbers", _palette),
 })
