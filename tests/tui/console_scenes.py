@@ -316,6 +316,16 @@ async def _tool_form_invalid(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+async def _palette(pilot: Pilot) -> None:
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    # Unfiltered, the palette lists its providers' commands in the order they happen to arrive;
+    # a search that one command matches draws the same picture every time.
+    await pilot.press(*"go to voices")
+    await until(pilot, lambda: "Voices" in (palette_first_match(pilot.app) or ""))
+    await settle(pilot)
+
+
 async def _create_agent(pilot: Pilot) -> None:
     await pilot.press("a")
     await settle(pilot)
@@ -363,4 +373,9 @@ SCENES.update({
     "agent_draft_refused": Scene("agents", keys("down", "down", "w", "y")),
     "delete_agent_confirm": Scene("agents", keys("d")),
     "keys_help": Scene("tools", keys("question_mark")),
+    "rental": Scene("numbers", keys("down", "down", "down", "enter")),  # the active rental
+    "add_rental_by_id": Scene("numbers", keys("a")),
+    "wizard": Scene("numbers", keys("n")),
+    "profiles": Scene("numbers", keys("7")),
+    "palette": Scene("numbers", _palette),
 })

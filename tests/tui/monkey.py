@@ -1032,8 +1032,13 @@ class Session:
             if count and not (self._text_box_focused() or isinstance(app.screen, ModalScreen)):
                 break
             # Escape on "Discard what you typed?" keeps the form (nothing typed is lost by a stray
-            # key): a person who wants out answers it, as they would with the mouse.
-            await self._press("y" if self._discard_question() else "escape")
+            # key): a person who wants out answers it, as they would with the mouse. The wizard's
+            # "Leave the wizard?" has no yes key (its dialog also asks before charging money):
+            # they click "Leave and discard".
+            if self._leave_wizard_question():
+                await self._target("#confirm-yes")
+            else:
+                await self._press("y" if self._discard_question() else "escape")
             await self._settle()
             self._check()
             if self.outcome.failure is not None:
@@ -1057,6 +1062,12 @@ class Session:
                 f"through {' → '.join(trail)}; q pressed on {before} (focus on {focus}), which stayed on "
                 f"{place(app)}", place(app), len(self.events),
             )
+
+    def _leave_wizard_question(self) -> bool:
+        from vap_console.tui.screens.wizard.dialogs import Confirm
+
+        screen = self.app.screen
+        return isinstance(screen, Confirm) and screen.yes_label.startswith("Leave")
 
     def _discard_question(self) -> bool:
         from vap_console.tui.screens.confirm import ConfirmScreen

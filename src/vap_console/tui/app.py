@@ -27,6 +27,7 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from vap_console.api import errors
+from vap_console.tui import breakpoints
 from vap_console.tui.commands import AreaCommands
 from vap_console.tui.screens.dialog import Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
@@ -88,6 +89,9 @@ RATE_LIMIT_BANNER = "HTTP 429, rate_limited"
 class VapApp(LiteralApp[int]):
     CSS_PATH = "console.tcss"
     TITLE = "vap console"
+    # Classes every screen gets from the terminal's size; console.tcss lays out by them.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.HORIZONTAL
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.VERTICAL
     MODES: ClassVar[dict[str, Any]] = {
         "numbers": NumbersScreen,
         **{mode: _lazy_screen(module, name) for mode, (module, name) in LAZY_AREAS.items()},

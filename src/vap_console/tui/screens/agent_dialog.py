@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.validation import Function, Length
 from textual.widgets import Button, Input, Label, Static
 from textual.message import Message
@@ -24,7 +24,7 @@ from vap_console.api.models import Agent, AgentCreate, AgentTemplate
 from vap_console.api.voices import TtsProblem, tts_problems
 from vap_console.tui import untrusted
 from vap_console.tui.screens.base import ForwardsWorkerFailures
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Dialog, DialogBox
 from vap_console.tui.submission import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
@@ -50,7 +50,7 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
 
     def compose(self) -> ComposeResult:
         t = self.template
-        with Vertical(classes="dialog", id="create-agent"):
+        with DialogBox(classes="dialog", id="create-agent"):
             yield Static(untrusted.content(f"Create an agent from “{t.name}”"), classes="dialog-title")
             yield Banner()
             yield Label("Agent name")

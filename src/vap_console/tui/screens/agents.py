@@ -63,11 +63,13 @@ class AgentsScreen(ListScreen[Agent]):
     NOUN = "agents"
     EMPTY = "No agents known. Create one from a template (5, then a), or press a to add one by id."
     COLUMNS = (
-        Column("Name", 28),
-        Column("Ref", 24),
-        Column("Source", 10),
-        Column("Template", 20),
-        Column("State", 8),
+        # Narrow, the source goes first (nearly always "template"), then the template, then
+        # its state; the name and the ua_ handle a call needs stay whole.
+        Column("Name", 28, min_width=12),
+        Column("Ref", 24, whole=True),
+        Column("Source", 10, min_width=8, drop=3),
+        Column("Template", 20, min_width=10, drop=2),
+        Column("State", 8, min_width=8, drop=1),
     )
     BINDINGS = [
         Binding("w", "web_call", "Web call", id="agents.webcall",

@@ -193,6 +193,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         # Capped, and wrapped once: redrawn on every cursor move, it must not grow with what the
         # server sends.
         detail.update(Rendered(capped(untrusted.safe(self.render_detail(item)))) if item is not None else "")
+        # Stacked under a narrow list, an empty pane would take half the screen from the list's
+        # "nothing here" or error and its Retry (console.tcss hides it then).
+        self.set_class(item is None, "-no-detail")
 
     def after_load(self, items: list[T]) -> None:
         """Hook: runs after rows are shown."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, Static
 
 from vap_console.tui import untrusted
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Dialog, DialogBox
 
 
 class ConfirmScreen(Dialog[bool]):
@@ -28,7 +28,7 @@ class ConfirmScreen(Dialog[bool]):
         self._no = no
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with DialogBox(classes="dialog"):
             # Titles name what is deleted: a server's name, shown literally.
             yield Static(untrusted.content(self._title), classes="dialog-title")
             yield Static(untrusted.content(self._body), classes="dialog-body")

@@ -12,8 +12,10 @@ from textual import events, on
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.command import CommandPalette
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 
+from vap_console.tui import breakpoints
 from vap_console.tui.widgets.key_bar import KeyBar
 
 T = TypeVar("T")
@@ -58,11 +60,24 @@ class Palette(CommandPalette):
         super()._select_or_command(event)
 
 
+class DialogBox(VerticalScroll, can_focus=False):
+    """A dialog's frame (class "dialog"): on a short terminal its body scrolls and its docked
+    buttons stay on screen. Not a stop for Tab, so the first field or button gets the focus and
+    Tab moves between them as before (each scrolled into view as it is focused)."""
+
+
 class Dialog(AnswersOnce[T]):
     LABEL: ClassVar[str] = "Dialog"
+    # The console's bands, also when a dialog runs in another app (the wizard's test host).
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = breakpoints.HORIZONTAL
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = breakpoints.VERTICAL
     BINDINGS = [
         Binding("question_mark,f1", "show_keys", "Keys", id="dialog.keys", tooltip="Show this dialog's keys"),
     ]
+
+    @on(events.Mount)
+    def _size_classes(self) -> None:
+        breakpoints.apply_now(self, *self.app.size)
 
     @on(events.Mount)
     def _add_key_bar(self) -> None:

@@ -79,8 +79,10 @@ MOVING_FOCUS = frozenset({"app.focus_next", "app.focus_previous"})
 def keys_table(screen: Screen[object]) -> Table:
     table = Table(expand=True, box=None, padding=(0, 2))
     table.add_column("Key", style="bold", no_wrap=True)
-    table.add_column("Does")
-    table.add_column(Text("Remap id (config.toml [keymap])"), style="dim", no_wrap=True)
+    table.add_column("Does", ratio=1)
+    # A short heading: at 80 columns a long one left "Does" a word a line. The line under the
+    # table says where the ids go.
+    table.add_column(Text("Remap id"), style="dim", no_wrap=True)
     group = ""
     for entry in key_entries(screen):
         if entry.group != group:

@@ -88,6 +88,10 @@ class LoginScreen(Dialog[ResolvedCredentials | None]):
     LoginScreen #login-buttons Button { margin-right: 1; }
     LoginScreen #login-session { display: none; }
     LoginScreen.-keyring-failed #login-session { display: block; }
+    /* Under 30 rows: title, reason and all three fields on screen at once, without scrolling. */
+    LoginScreen.-short #login-dialog { padding: 0 1; }
+    LoginScreen.-short Label { margin-top: 0; }
+    LoginScreen.-short #login-buttons Button { height: 1; border: none !important; }
     """
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="login.cancel", tooltip="Close without saving a key"),

@@ -124,15 +124,17 @@ class NumbersScreen(ListScreen[Rental]):
     NOUN = "numbers"
     EMPTY = "No rented numbers yet. Press a to add a rental you know by id."
     COLUMNS = (
+        # Status and number stay; when the list is narrow the others go, the country first (the
+        # number's +91 says it), then the renewal date, the type, the rent and the city (drop).
         Column("Status", 14, min_width=13),
-        # The number is what a person looks for: it gives up no width.
-        Column("Number", 16, min_width=13),
-        Column("Type", 10),
-        Column("Ctry", 4),
-        Column("City", 14, min_width=6),
+        # The number is what a person looks for: it gives up no width, its footnote mark included.
+        Column("Number", 17, whole=True),
+        Column("Type", 10, min_width=5, drop=3),
+        Column("Ctry", 4, drop=5),
+        Column("City", 14, min_width=6, drop=1),
         # "Rent/mo": room for a requested number's footnote mark without cutting the status.
-        Column("Rent/mo", 14, min_width=9),
-        Column("Renews", 10, min_width=10),
+        Column("Rent/mo", 14, min_width=9, drop=2),
+        Column("Renews", 10, min_width=10, drop=4),
     )
     BINDINGS = [
         Binding("a", "add_rental", "Add by id", id="numbers.add", tooltip="Track a rental by its id"),

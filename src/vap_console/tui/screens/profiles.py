@@ -60,10 +60,12 @@ class ProfilesScreen(Screen[None]):
     LABEL = "Profiles"
     AUTO_FOCUS = "#profile-rows"
     COLUMNS = (
+        # Floors so the headings stand apart even with no rows (the sandbox has none); narrow,
+        # the key's source goes before the server.
         Column("Active", 6, 6),
-        Column("Profile", 20),
-        Column("Base URL", 40),
-        Column("Key", 24),
+        Column("Profile", 20, min_width=10),
+        Column("Base URL", 40, min_width=20, drop=1),
+        Column("Key", 24, min_width=12, drop=2),
     )
     BINDINGS = [
         Binding("a", "add", "Add", id="profiles.add", tooltip="Add a profile with a verified API key"),

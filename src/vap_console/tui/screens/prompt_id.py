@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.validation import Function, Validator
 from textual.widgets import Button, Input, Label, Static
@@ -20,7 +20,7 @@ from textual.widgets import Button, Input, Label, Static
 from vap_console.api import errors
 from vap_console.credentials import CredentialsInputError
 from vap_console.credentials.index import check_id
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Dialog, DialogBox
 from vap_console.tui.widgets.field_error import FieldError
 
 
@@ -65,7 +65,7 @@ class PromptIdScreen(Dialog[str | None]):
         self._check = check
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        with DialogBox(classes="dialog"):
             yield Static(self._title, classes="dialog-title")
             yield Label(self._label)
             yield Input(id="id-input", select_on_focus=False, validators=[

@@ -35,7 +35,9 @@ class TemplatesScreen(ListScreen[AgentTemplate]):
     LABEL = "Templates"
     NOUN = "templates"
     EMPTY = "No agent templates on this account."
-    COLUMNS = (Column("Name", 28), Column("Slug", 24), Column("Description", 80))
+    # Narrow, the slug goes before the description: the description says what a template is for.
+    COLUMNS = (Column("Name", 28, min_width=12), Column("Slug", 24, min_width=10, drop=2),
+               Column("Description", 80, min_width=12, drop=1))
     BINDINGS = [
         Binding("a", "create_agent", "Create agent", id="templates.create_agent",
                 tooltip="Create an agent from the highlighted template"),

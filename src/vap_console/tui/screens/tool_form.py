@@ -211,8 +211,8 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
 
     def _field(self, path: str, widget: Widget, width: int = 1) -> ComposeResult:
         """One cell of the form: the field (titled on its border, or labelled) and its error line."""
-        with Vertical(classes="field") as cell:
-            cell.styles.width = f"{width}fr"
+        # A class, not an inline width: console.tcss makes every cell equal on a narrow terminal.
+        with Vertical(classes="field double" if width == 2 else "field"):
             if isinstance(widget, (Input, TextArea)):
                 widget.border_title = FIELDS[path]
             elif isinstance(widget, Select):

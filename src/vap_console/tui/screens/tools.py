@@ -88,10 +88,12 @@ class ToolsScreen(ListScreen[Tool]):
     NOUN = "tools"
     EMPTY = "No tools yet. Press n to create one."
     COLUMNS = (
-        Column("Name", 24),
-        Column("Kind", 11),
-        Column("Method", 6),
-        Column("URL", 60),
+        # Narrow, the method goes first, then the kind; the name and the URL stay (built-in
+        # tools are marked on their name, not in a column).
+        Column("Name", 24, min_width=12),
+        Column("Kind", 11, min_width=11, drop=2),
+        Column("Method", 6, min_width=6, drop=3),
+        Column("URL", 60, min_width=16),
     )
     BINDINGS = [
         Binding("n", "new_tool", "New tool", id="tools.new", tooltip="Create an HTTP tool"),

@@ -24,9 +24,11 @@ class VariablesScreen(ListScreen[Variable]):
     NOUN = "variables"
     EMPTY = "No variables yet. Typing {name} in an agent's prompt declares one."
     COLUMNS = (
-        Column("Name", 32),
-        Column("Default value", 40),
-        Column("Fed by", 40),
+        # A name is never cut to a prefix two variables share (`order_st…` twice); narrow, the
+        # tool feeding it goes before the default value.
+        Column("Name", 32, min_width=12, whole=True),
+        Column("Default value", 40, min_width=10, drop=1),
+        Column("Fed by", 40, min_width=10, drop=2),
     )
 
     async def fetch(self, client: VapClient) -> list[Variable]:

@@ -40,12 +40,13 @@ class VoicesScreen(ListScreen[VoiceEngine]):
     NOUN = "voice engines"
     EMPTY = "This account offers no voice engines."
     COLUMNS = (
-        Column("Engine", 20),
+        Column("Engine", 20, min_width=8),
         # The badge and a disabled mark ride in the label's cell, leaving the languages room.
-        Column("Label", 28),
-        Column("Phone", 5),
-        Column("Voices", 6),
-        Column("Languages", 40),
+        Column("Label", 28, min_width=8),
+        # Narrow, the counts go before the languages, which say what an engine is for.
+        Column("Phone", 5, min_width=5, drop=2),
+        Column("Voices", 6, min_width=6, drop=3),
+        Column("Languages", 40, min_width=12, drop=1),
     )
 
     def __init__(self) -> None:

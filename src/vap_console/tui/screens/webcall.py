@@ -11,14 +11,14 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import Button, Label, Static
 
 from vap_console.api.models import AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.screens.confirm import ConfirmScreen
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Dialog, DialogBox
 
 COST_NOTE = (
     "The call is billed from the moment it starts, even if nobody joins, and holds one of the "
@@ -81,7 +81,7 @@ class WebCallScreen(Dialog[None]):
         }
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="webcall"):
+        with DialogBox(classes="dialog", id="webcall"):
             yield Static(untrusted.content(f"Web call with {self._agent}"), classes="dialog-title")
             yield Static("Join from a browser with these credentials; media flows directly to the agent. "
                          f"{TOKEN_NOTE} The call is billed until the participant leaves.",

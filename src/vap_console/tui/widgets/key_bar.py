@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.screen import Screen
@@ -22,6 +23,26 @@ class _Key(NamedTuple):
     description: str
     enabled: bool
     tooltip: str
+    short: str  # what a narrow terminal shows instead of the description
+    action: str
+
+
+# Short forms where the description's first word would not do: it would say nothing ("Web") or
+# the same thing for several keys (the web call's four "Copy").
+SHORT = {
+    "agents.webcall": "Call",
+    "webcall.copy_host": "Host",
+    "webcall.copy_room": "Room",
+    "webcall.copy_call": "Call id",
+    "webcall.copy_token": "Token",
+}
+
+# The key that lists all the others: never left out of a narrow bar.
+HELP_ACTIONS = {"keys_help", "show_keys"}
+
+
+def short_form(binding_id: str | None, description: str) -> str:
+    return SHORT.get(binding_id or "", description.split(" ", 1)[0])
 
 
 class KeyBar(Widget, can_focus=False):
@@ -73,13 +94,39 @@ class KeyBar(Widget, can_focus=False):
             if binding.show and binding.action not in actions:
                 actions.add(binding.action)
                 shown.append(_Key(binding.key, app.get_key_display(binding), binding.description, enabled,
-                                  tooltip or binding.tooltip or binding.description))
+                                  tooltip or binding.tooltip or binding.description,
+                                  short_form(binding.id, binding.description), binding.action))
         palette = None
         if app.ENABLE_COMMAND_PALETTE and app.COMMAND_PALETTE_BINDING in active:
             _node, binding, enabled, tooltip = active[app.COMMAND_PALETTE_BINDING]
             palette = _Key(binding.key, app.get_key_display(binding), binding.description, enabled,
-                           tooltip or binding.tooltip or binding.description)
+                           tooltip or binding.tooltip or binding.description,
+                           short_form(binding.id, binding.description), binding.action)
         return shown, palette
+
+    def _fitting(self, shown: list[_Key], palette: _Key | None) -> tuple[list[_Key], bool, bool]:
+        """What fits the width, as (keys, short descriptions?, palette?): a line cut mid-word
+        (`q Qui`) reads as a fault. Full words first, then without the palette's corner, then
+        short words, then keys dropped from the end, the one that lists them all (`?`) kept."""
+        width = self.size.width
+
+        def size(keys: list[_Key], short: bool, with_palette: bool) -> int:
+            total = sum(cell_len(k.display) + 2 + (cell_len(k.short if short else k.description) + 1
+                                                    if k.description else 0) for k in keys)
+            if with_palette and palette is not None:
+                total += 1 + cell_len(palette.display) + 2 + cell_len(palette.description) + 1 + 1
+            return total
+
+        for short, with_palette in ((False, True), (False, False), (True, True), (True, False)):
+            if size(shown, short, with_palette) <= width:
+                return shown, short, with_palette and palette is not None
+        keys = list(shown)
+        while size(keys, True, False) > width:
+            droppable = [k for k in keys if k.action not in HELP_ACTIONS]
+            if not droppable:
+                break
+            keys.remove(droppable[-1])
+        return keys, True, False
 
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
@@ -88,18 +135,19 @@ class KeyBar(Widget, can_focus=False):
         line = Text(no_wrap=True, overflow="crop", end="")
         spans: list[tuple[int, int, _Key]] = []
 
-        def add(key: _Key) -> None:
+        def add(key: _Key, short: bool) -> None:
             start = line.cell_len
             line.append(f" {key.display} ", key_style)
             if key.description:
-                line.append(f"{key.description} ", description_style)
+                line.append(f"{key.short if short else key.description} ", description_style)
             if not key.enabled:
                 line.stylize("dim", start)
             spans.append((start, line.cell_len, key))
 
+        shown, short, with_palette = self._fitting(shown, palette)
         for key in shown:
-            add(key)
-        if palette is not None:
+            add(key, short)
+        if with_palette and palette is not None:
             width = self.size.width
             tail = Text(no_wrap=True, end="")
             tail.append("▏", self.get_component_rich_style("key-bar--separator"))

@@ -43,7 +43,14 @@ class Column:
     # Widest the column grows to while other columns need the room; beyond that, spare width
     # goes to the columns this cap cut short, then the last column takes what is left.
     max_width: int = 40
+    # Narrowest the column is still worth showing at; it is cut (…) no further.
     min_width: int = 4
+    # When the columns do not all fit at their min_width, the one with the highest `drop` goes
+    # first, then the next; 0: never dropped. Lets a narrow list keep what a person looks for
+    # whole (a number, a name) rather than cut every column to "loc…".
+    drop: int = 0
+    # Never cut: the column's floor is its natural width (up to max_width), e.g. an E.164 number.
+    whole: bool = False
 
 
 @dataclass(frozen=True, slots=True)  # slots: one object less a row for the garbage collector
@@ -300,28 +307,53 @@ class RowTable(ScrollView, can_focus=True):
             self._scroll_update(size)
         self.refresh()
 
+    def _floors(self) -> list[int]:
+        """How narrow each column may be cut."""
+        return [min(n, c.max_width) if c.whole else c.min_width for c, n in zip(self.columns, self._natural)]
+
+    def shown_columns(self, width: int | None = None) -> list[str]:
+        """The labels of the columns shown at ``width`` (the table's own by default)."""
+        widths = self._fit(self.scrollable_content_region.width if width is None else width)
+        return [c.label for c, w in zip(self.columns, widths) if w]
+
     def _fit(self, width: int) -> list[int]:
+        """Each column's width in cells; 0 for a column dropped to make room."""
         if width == self._layout_width:
             return self._widths
-        widths = [max(c.min_width, min(n, c.max_width)) for c, n in zip(self.columns, self._natural)]
-        spare = width - sum(widths) - (len(widths) - 1)
+        floors = self._floors()
+        widths = [max(f, min(n, c.max_width)) for c, n, f in zip(self.columns, self._natural, floors)]
+        shown = [True] * len(widths)
+
+        def needed() -> int:
+            kept = [f for f, keep in zip(floors, shown) if keep]
+            return sum(kept) + len(kept) - 1
+
+        # Not even the floors fit: drop columns, least important (highest `drop`) first.
+        droppable = sorted((i for i, c in enumerate(self.columns) if c.drop), key=lambda i: -self.columns[i].drop)
+        for i in droppable:
+            if needed() <= width:
+                break
+            shown[i] = False
+            widths[i] = 0
+        live = [i for i, keep in enumerate(shown) if keep]
+        spare = width - sum(widths) - (len(live) - 1)
         # Too wide: take a cell at a time from the column with the most to give.
-        while spare < 0 and widths:
-            n = max(range(len(widths)), key=lambda i: widths[i] - self.columns[i].min_width)
-            if widths[n] <= self.columns[n].min_width:
+        while spare < 0 and live:
+            n = max(live, key=lambda i: widths[i] - floors[i])
+            if widths[n] <= floors[n]:
                 break
             widths[n] -= 1
             spare += 1
         # Room left: first to the columns their cap cut short, so no text is cut beside blank space.
-        for i, natural in enumerate(self._natural):
+        for i in live:
             if spare <= 0:
                 break
-            grow = min(spare, natural - widths[i])
+            grow = min(spare, self._natural[i] - widths[i])
             if grow > 0:
                 widths[i] += grow
                 spare -= grow
-        if widths and spare > 0:
-            widths[-1] += spare
+        if live and spare > 0:
+            widths[live[-1]] += spare
         self._widths = widths
         self._layout_width = width
         return widths
@@ -426,6 +458,9 @@ class RowTable(ScrollView, can_focus=True):
         # Every cell is made exactly its column's width in cells, so the line is sum(widths) plus
         # the separators wide, whatever the script, and the columns line up.
         widths = self._fit(width)[: len(cells)]  # a row with fewer cells than columns ends early
+        if 0 in widths:  # columns dropped for want of room
+            kept = [(c, w) for c, w in zip(cells, widths) if w]
+            cells, widths = [c for c, _ in kept], [w for _, w in kept]
         used = max(sum(widths) + len(widths) - 1, 0)
         if not any(isinstance(cell, Text) for cell in cells):
             # Plain cells (most rows) make one segment: this is what keeps filtering fast.

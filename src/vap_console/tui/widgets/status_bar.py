@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -49,19 +50,44 @@ class StatusBar(Widget):
         self.connection = value
 
     def render(self) -> Text:
+        """The longest of these that fits: a narrow terminal drops the hint, then the words
+        around the names, then cuts the host and profile (with …), never the connection."""
         app = self.app
         label, style = CONNECTION_STYLES.get(self.connection, (self.connection, ""))
-        line = Text.assemble(
-            ("vap ", "bold"),
-            (self.area, "bold"),
-            "  │  profile ",
-            # Profile names and the base URL come from the config file or the environment.
-            (untrusted.clean(getattr(app, "profile_label", "") or getattr(app, "profile_name", ""),
-                             multiline=False), "bold"),
-            "  │  ",
-            untrusted.clean(host_of(getattr(app, "base_url", "")), multiline=False),
-            "  │  ",
-            (label, style),
-            ("   1–6 areas · 7 profiles · ? keys", "dim"),
-        )
-        return line
+        # Profile names and the base URL come from the config file or the environment.
+        profile = untrusted.clean(getattr(app, "profile_label", "") or getattr(app, "profile_name", ""),
+                                  multiline=False)
+        host = untrusted.clean(host_of(getattr(app, "base_url", "")), multiline=False)
+        width = self.content_size.width or self.app.size.width
+
+        def line(area_prefix: str, profile_prefix: str, sep: str, hint: str,
+                 profile_text: str = profile, host_text: str = host) -> Text:
+            return Text.assemble(
+                (area_prefix, "bold"), (self.area, "bold"),
+                f"{sep}{profile_prefix}", (profile_text, "bold"),
+                sep, host_text, sep, (label, style), (hint, "dim"),
+                no_wrap=True, overflow="crop", end="",
+            )
+
+        for candidate in (
+            line("vap ", "profile ", "  │  ", "   1–6 areas · 7 profiles · ? keys"),
+            line("vap ", "profile ", "  │  ", "   ? keys"),
+            line("vap ", "profile ", "  │  ", ""),
+            line("", "", " │ ", ""),
+        ):
+            if candidate.cell_len <= width:
+                return candidate
+        # Still too wide: the host, then the profile, give up what they must.
+        compact = line("", "", " │ ", "")
+        over = compact.cell_len - width
+        host_room = max(cell_len(host) - over, 4)
+        over -= cell_len(host) - host_room
+        profile_room = max(cell_len(profile) - max(over, 0), 4)
+        return line("", "", " │ ", "", shorten(profile, profile_room), shorten(host, host_room))
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells with …, or whole when it fits."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, width - 1) + "…"

@@ -14,7 +14,7 @@ from rich.text import Text, TextType
 from textual.widgets import Button, DirectoryTree, Input, Static
 
 from vap_console.tui import untrusted
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Dialog, DialogBox
 
 DOCUMENT_SUFFIXES = frozenset({".pdf", ".jpg", ".jpeg", ".png"})
 
@@ -25,13 +25,17 @@ class Confirm(Dialog[bool]):
 
     DEFAULT_CSS = """
     Confirm { align: center middle; }
-    Confirm > Vertical {
-        width: 72; height: auto; padding: 1 2;
+    /* Never taller or wider than the terminal: the question scrolls, the buttons stay docked. */
+    Confirm > DialogBox {
+        width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 1 2;
         border: thick $warning; background: $surface;
     }
     Confirm #confirm-text { margin-bottom: 1; }
-    Confirm Horizontal { height: auto; align-horizontal: right; }
+    Confirm Horizontal { dock: bottom; height: auto; align-horizontal: right; background: $surface; }
     Confirm Button { margin-left: 2; }
+    Confirm.-short > DialogBox { padding: 0 1; }
+    /* !important: the variants' borders (Button.-style-default.-warning) outrank this rule */
+    Confirm.-short Button { height: 1; border: none !important; }
     """
     BINDINGS = [
         Binding("escape", "no", "Cancel", id="confirm.cancel", tooltip="Close without doing it"),
@@ -44,7 +48,7 @@ class Confirm(Dialog[bool]):
         self.no_label = no
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with DialogBox():
             yield Static(untrusted.content(self.question), id="confirm-text")
             with Horizontal():
                 yield Button(self.no_label, id="confirm-no")
@@ -87,7 +91,7 @@ class FilePicker(Dialog[Path | None]):
     DEFAULT_CSS = """
     FilePicker { align: center middle; }
     FilePicker > Vertical {
-        width: 90%; height: 80%; padding: 0 1;
+        width: 90%; height: 80%; min-height: 12; max-height: 100%; padding: 0 1;
         border: thick $accent; background: $surface;
     }
     FilePicker #picker-title { text-style: bold; padding: 1 0 0 0; }

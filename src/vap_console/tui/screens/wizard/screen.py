@@ -69,10 +69,10 @@ from vap_console.tui.screens.wizard.earlier import (
     held_numbers,
     holder_of,
 )
+from vap_console.tui.screens.wizard.steps import StepIndicator
 from vap_console.tui.screens.wizard.rules import (
     data_field_id,
     END_USER_FIELDS,
-    STEP_TITLES,
     STEPS,
     CountryCode,
     DataFieldsText,
@@ -311,29 +311,6 @@ class DocumentEntry(Vertical):
         return True
 
 
-class StepIndicator(Static):
-    DEFAULT_CSS = """
-    StepIndicator { height: 1; margin-bottom: 1; }
-    """
-
-    def show(self, current: str, skipped: set[str]) -> None:
-        parts: list[Content | str] = []
-        reached = True
-        for number, step in enumerate(STEPS, start=1):
-            if step == current:
-                style, reached = "bold reverse $accent", False
-            elif step in skipped:
-                style = "strike $text-muted"
-            elif reached:
-                style = "$success"
-            else:
-                style = "$text-muted"
-            if parts:
-                parts.append(Content.styled(" › ", "$text-muted"))
-            parts.append(Content.styled(f" {number} {STEP_TITLES[step]} ", style))
-        self.update(Content.assemble(*parts))
-
-
 class RentalWizard(Dialog[Rental | None]):
     """Rent a number. Dismisses with the created Rental (after opening its screen) or None."""
 
@@ -361,6 +338,17 @@ class RentalWizard(Dialog[Rental | None]):
     RentalWizard #upload { margin: 1 0; }
     /* auto, not Vertical's 1fr: the step's VerticalScroll must see every document to scroll to it */
     RentalWizard #documents { height: auto; }
+    /* Under 100 columns: the search fields two a row (four squeezed labels and placeholders to
+       "e.g."), and no line of keys above the buttons (the key bar below says them). */
+    RentalWizard.-narrow #search-row { layout: grid; grid-size: 2; grid-rows: auto; grid-gutter: 0 1; }
+    RentalWizard.-narrow #search-row > Vertical { padding-right: 0; }
+    RentalWizard.-narrow #search-row Button { margin-top: 0; }
+    RentalWizard.-narrow #wizard-keys { display: none; }
+    /* Under 30 rows every row of frame is a row of the step gone: one-line buttons, less padding. */
+    RentalWizard.-short #wizard-title { padding: 0; }
+    RentalWizard.-short #wizard-nav { padding: 0; }
+    RentalWizard.-short #wizard-nav Button { height: 1; border: none !important; }
+    RentalWizard.-short #wizard-keys { padding: 0; }
     """
 
     BINDINGS = [
