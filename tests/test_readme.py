@@ -2,7 +2,8 @@
 
 Every line of its ``sh`` blocks is taken: make targets must exist, `. .venv/bin/activate` must put
 `vap` on PATH, and each `vap …` command is run — for real where it ends by itself (`vap profiles`,
-`vap sandbox serve`, `vap rental watch` on a seeded rental), with `--help` where it would open the
+`vap sandbox serve`, `vap rental watch` on a seeded rental; `vap web --sandbox` is started, its URL
+opened, then stopped with Ctrl+C as a person would), with `--help` where it would open the
 full-screen console or ask for a key (proving the command and every option it shows exist).
 """
 
@@ -124,3 +125,15 @@ def test_the_commands_that_end_by_themselves_run_for_real(tmp_path: Path) -> Non
         serve.terminate()
         serve.wait(timeout=30)
     assert serve.returncode == 0
+
+
+def test_vap_web_serves_its_one_url_until_ctrl_c() -> None:
+    assert ["vap", "web", "--sandbox"] in vap_commands()
+    from tests.browser import WebServer
+
+    server = WebServer("--sandbox")  # the README's line, on a free port rather than 8000
+    try:
+        page = urllib.request.urlopen(server.url, timeout=30)
+        assert page.status == 200 and "textual" in page.read().decode()
+    finally:
+        assert server.stop() == 0

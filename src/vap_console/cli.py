@@ -59,6 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-remote", action="store_true", help="allow a host other than loopback"
     )
 
+    web = sub.add_parser("web", help="serve the console to a browser (textual-serve)")
+    web.add_argument("--sandbox", dest="web_sandbox", action="store_true", help="each tab on its own embedded sandbox")
+    web.add_argument("--profile", dest="sub_profile", help="profile to use (default: the active one)")
+    web.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback unless --allow-remote)")
+    web.add_argument("--port", type=int, default=8000, help="port to listen on (0: a free one)")
+    web.add_argument("--allow-remote", action="store_true", help="allow a host other than loopback")
+    web.add_argument("--max-consoles", type=int, default=4, help="consoles (tabs) running at once")
+
     rental = sub.add_parser("rental", help="rental commands for scripts")
     rental_sub = rental.add_subparsers(dest="rental_command", parser_class=_Parser, required=True)
     watch = rental_sub.add_parser("watch", help="print a rental's progress until it settles")
@@ -99,6 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "logout":
                 return auth_cli.logout(profile=profile, forget=args.forget)
             return auth_cli.profiles()
+        if args.command == "web":
+            from vap_console.web import web_main
+
+            return web_main(sandbox=args.web_sandbox or args.sandbox, profile=profile, host=args.host,
+                            port=args.port, allow_remote=args.allow_remote, max_consoles=args.max_consoles)
         if args.command == "rental":
             from vap_console import watch
 

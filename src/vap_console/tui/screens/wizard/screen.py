@@ -13,6 +13,7 @@ import asyncio
 import functools
 import hashlib
 import json
+import socket
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -446,6 +447,12 @@ class RentalWizard(Dialog[Rental | None]):
                 with VerticalScroll(id="step-documents"):
                     yield Static("One file per document type; checked as soon as you choose it.",
                                  classes="hint")
+                    if self.app.is_web:
+                        # `vap web`: the console runs on the serving machine, so paths and Browse…
+                        # are that machine's files, not those of the computer with the browser.
+                        yield Literal(f"In a browser: files are picked from {socket.gethostname()}, "
+                                     "the machine serving this console, not from this computer.",
+                                     id="doc-web-note", classes="hint")
                     yield Literal("", id="doc-earlier", classes="hint")
                     yield Vertical(id="documents")
                     # Only when the server does not list its document types: the user adds them.
