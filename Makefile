@@ -30,6 +30,7 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	$(BIN)/python -m tests.tui.screenshots
+	VAP_SCREENSHOTS=1 scripts/test -q tests/e2e/test_web.py -k numbers_then_tools
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info
