@@ -17,6 +17,7 @@ from tests.credentials.fake_api import verify_async
 from tests.tui.console_scenes import SCENES, build_console, laid_out, settle, until
 from vap_console.credentials import KeyStore
 from vap_console.tui.screens.login import LoginApp
+from vap_console.tui.screens.webcall import WebCallConfirm
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.rows import RowTable
 from vap_console.tui.widgets.status_bar import StatusBar
@@ -141,6 +142,11 @@ async def test_the_web_call_dialog_at_80x24_has_close_on_screen() -> None:
     async with console.app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         await pilot.press("w")
+        # A web call is billed: it is confirmed first (its own 80x24 check is the scene's snapshot).
+        await until(pilot, lambda: isinstance(console.app.screen, WebCallConfirm))
+        await settle(pilot)
+        assert_bar_whole(console.app, SMALL[0])
+        await pilot.press("y")
         await until(pilot, lambda: laid_out(console.app, "#close"))
         for key in ("host", "room", "call", "token"):
             assert laid_out(console.app, f"#copy-{key}")
