@@ -8,6 +8,7 @@ it to move rentals on), ``sandbox_app`` (the ASGI app on that clock, state in
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import httpx
@@ -16,6 +17,11 @@ import pytest
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.server import RunningSandbox, start_in_thread
+
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 set. Textual reads them before asking
+# the terminal, so a console the tests start in a 120x36 tmux pane would lay itself out at 80x24.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 
 
 @pytest.fixture

@@ -123,6 +123,12 @@ class LiteralApp(App[ReturnType]):
 
     def _reveal_focus(self, widget: Widget) -> None:
         if widget is self.focused and widget.is_attached:
+            # Textual's own scroll to a newly focused widget is animated. Finished first, the view
+            # ends in the same place whether this runs before or after that animation; a scroll
+            # cut short at a moment that depends on the machine's speed left it half a line apart.
+            for ancestor in widget.ancestors:
+                self.animator.force_stop_animation(ancestor, "scroll_x")
+                self.animator.force_stop_animation(ancestor, "scroll_y")
             widget.scroll_visible(animate=False, immediate=True)
 
     async def on_event(self, event: events.Event) -> None:
