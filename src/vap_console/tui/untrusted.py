@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from vap_console.literal import UNSAFE, UNSAFE_ONE_LINE, clean, stand_in
+from vap_console.tui.css_refresh import CssRefreshedOnChange
 
 def text(value: object, style: str = "", *, multiline: bool = True) -> Text:
     """A Rich Text that shows ``value`` literally (Rich Text never parses markup itself)."""
@@ -86,7 +87,7 @@ def safe(renderable: Any) -> RenderableType:
 ReturnType = TypeVar("ReturnType")
 
 
-class LiteralApp(App[ReturnType]):
+class LiteralApp(CssRefreshedOnChange[ReturnType]):
     """The console's apps: toasts and pastes go through the untrusted path, whoever sends them.
 
     A toast quotes names and server errors, so it never parses markup; a paste may carry a
