@@ -28,7 +28,9 @@ from textual.worker import Worker
 
 from vap_console.api import errors
 from vap_console.tui import breakpoints
+from vap_console.tui.areas import AREA_HELP, AREAS, LAZY_AREAS, PROFILES_MODULE
 from vap_console.tui.commands import AreaCommands
+from vap_console.tui.failures import describe_error, error_title
 from vap_console.tui.screens.dialog import Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
@@ -43,34 +45,6 @@ if TYPE_CHECKING:
     from vap_console.credentials import LocalIndex, ResolvedCredentials
 
 T = TypeVar("T")
-
-# (mode name, label, key) in the order of the number keys.
-AREAS: tuple[tuple[str, str, str], ...] = (
-    ("numbers", "Numbers", "1"),
-    ("tools", "Tools", "2"),
-    ("variables", "Variables", "3"),
-    ("voices", "Voices", "4"),
-    ("templates", "Templates", "5"),
-    ("agents", "Agents", "6"),
-)
-AREA_HELP = {
-    "numbers": "Rented phone numbers and their progress",
-    "tools": "HTTP tools agents call before or during a call",
-    "variables": "Account-wide prompt variables",
-    "voices": "Voice engines, languages, voices and styles",
-    "templates": "Starter agent templates",
-    "agents": "Agents, web calls",
-}
-PROFILES_MODULE = "vap_console.tui.screens.profiles"
-# Areas other than Numbers, imported when first shown: start-up pays only for the first screen.
-LAZY_AREAS = {
-    "tools": ("vap_console.tui.screens.tools", "ToolsScreen"),
-    "variables": ("vap_console.tui.screens.variables", "VariablesScreen"),
-    "voices": ("vap_console.tui.screens.voices", "VoicesScreen"),
-    "templates": ("vap_console.tui.screens.templates", "TemplatesScreen"),
-    "agents": ("vap_console.tui.screens.agents", "AgentsScreen"),
-}
-
 
 def _lazy_screen(module: str, name: str) -> Callable[[], Any]:
     return lambda: getattr(importlib.import_module(module), name)()
@@ -557,20 +531,6 @@ def known_binding_ids() -> set[str]:
         if cls.__module__.startswith("vap_console."):
             ids.update(b.id for b in cls.BINDINGS if isinstance(b, Binding) and b.id)  # type: ignore[attr-defined]
     return ids
-
-
-def error_title(error: BaseException) -> str:
-    if isinstance(error, errors.ApiError):
-        return f"HTTP {error.status} · {error.code}" if error.status else error.code
-    return type(error).__name__
-
-
-def describe_error(error: BaseException) -> str:
-    """A sentence naming the code; never the request, never the key."""
-    if isinstance(error, errors.ApiError):
-        return str(error)
-    # A bug, not an API answer: say so plainly rather than crash the console.
-    return f"Unexpected {type(error).__name__}: {error}"
 
 
 def make_app(

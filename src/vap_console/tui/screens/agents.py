@@ -21,6 +21,7 @@ from textual.worker import Worker
 from vap_console.api import errors
 from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
+from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.numbers import fields_table, is_uuid
@@ -257,8 +258,6 @@ class AgentsScreen(ListScreen[Agent]):
         if super().api_failed(worker, error):
             return True
         if worker.group == "webcall" and isinstance(error, errors.AgentNotDeployed) and self.vap.on_sandbox:
-            from vap_console.tui.app import describe_error
-
             self.banner().show(f"{describe_error(error)} On this sandbox, D deploys it.", self.retry_webcall)
             return True
         if worker.group == "webcall":

@@ -45,6 +45,7 @@ from textual.worker import Worker, WorkerState
 
 from vap_console.api import errors
 from vap_console.tui import untrusted
+from vap_console.tui.failures import describe_error
 from vap_console.tui.pairs import DetailView, Rendered, capped
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
@@ -337,8 +338,6 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         if worker.group != "load":
             return False
-        from vap_console.tui.app import describe_error
-
         offline = isinstance(error, (errors.ConnectionFailed, errors.TimedOut))
         if offline and self._loaded_once:
             # Rows on show stay: marked as from before the outage, reloaded once the server answers.
