@@ -19,35 +19,50 @@ from urllib.parse import urlsplit
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import events
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.reactive import reactive
 from textual.widgets import Input
 from textual.worker import Worker
 
-from vap_console.api import errors
+from vap_console.api import VapClient, errors
+from vap_console.credentials import KeyStore, LocalIndex, env_api_key
 from vap_console.tui import breakpoints
 from vap_console.tui.areas import AREA_HELP, AREAS, LAZY_AREAS, PROFILES_MODULE
 from vap_console.tui.commands import AreaCommands
 from vap_console.tui.failures import describe_error, error_title
+from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.dialog import Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
 from vap_console.tui.remembered import Remembered
+from vap_console.tui.services import (
+    AreasChanged,
+    ConnectionObserved,
+    ConnectionState,
+    KnownNames,
+    Services,
+    Staleness,
+)
 from vap_console.tui.settings import Settings
 from vap_console.tui.untrusted import LiteralApp
 from vap_console.tui.widgets.banner import Banner
 
 if TYPE_CHECKING:
-    from vap_console.api import VapClient
-    from vap_console.credentials import LocalIndex, ResolvedCredentials
+    from vap_console.credentials import ResolvedCredentials
 
 T = TypeVar("T")
 
-def _lazy_screen(module: str, name: str) -> Callable[[], Any]:
-    return lambda: getattr(importlib.import_module(module), name)()
+def _area_screen(mode: str, services: Services | None) -> Callable[[], Any]:
+    """How the app builds an area's screen, handing it the console's services. Areas other than
+    Numbers are imported when first shown: start-up pays only for the first screen."""
+    if mode == "numbers":
+        return lambda: NumbersScreen(services)
+    module, name = LAZY_AREAS[mode]
+    return lambda: getattr(importlib.import_module(module), name)(services)
 
 # While the server cannot be reached, the console looks again after 1, 2, 4 … at most 30 s; the
 # first answer reloads every list that failed (ListScreen._connection_changed).
@@ -66,10 +81,8 @@ class VapApp(LiteralApp[int]):
     # Classes every screen gets from the terminal's size; console.tcss lays out by them.
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.HORIZONTAL
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.VERTICAL
-    MODES: ClassVar[dict[str, Any]] = {
-        "numbers": NumbersScreen,
-        **{mode: _lazy_screen(module, name) for mode, (module, name) in LAZY_AREAS.items()},
-    }
+    # The areas by name; an instance hands its screens its services (see __init__).
+    MODES: ClassVar[dict[str, Any]] = {mode: _area_screen(mode, None) for mode, _label, _key in AREAS}
     COMMANDS = App.COMMANDS | {AreaCommands}
     BINDINGS = [
         *(
@@ -82,8 +95,8 @@ class VapApp(LiteralApp[int]):
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt", tooltip="Leave the console"),
     ]
 
-    # connecting | online | offline | rejected | limited (a 429 waited out) — shown in every screen's status line.
-    connection = reactive("connecting")
+    # Shown in every screen's status line; "limited" while a 429 is waited out.
+    connection: reactive[ConnectionState] = reactive("connecting")
 
     def __init__(
         self,
@@ -101,6 +114,9 @@ class VapApp(LiteralApp[int]):
         # Textual opens the app on DEFAULT_MODE: opening straight on the area spares a blank default
         # screen and the mode switch after it (which parses all the CSS again).
         self.DEFAULT_MODE = start_screen
+        # Each area's screen is handed this app as its services (tui/services.py) rather than
+        # finding the app itself.
+        self.MODES = {mode: _area_screen(mode, self) for mode in type(self).MODES}
         super().__init__()
         self._opening: asyncio.Future[None] | None = None
         self._client_factory = client_factory
@@ -124,10 +140,9 @@ class VapApp(LiteralApp[int]):
         # One-line warnings to show once the console is up (a key that does not fit its host).
         self.start_warnings: list[str] = []
         # Areas whose data changed elsewhere; their screens reload when next shown.
-        self.stale: set[str] = set()
+        self.stale = Staleness()
         # Variable names seen last, so the tool form can tell known placeholders from unknown ones.
-        self.variable_names: set[str] = set()
-        self.tool_names: dict[str, str] = {}
+        self.names = KnownNames()
         # How the app waits out a 429; tests swap in one that advances a virtual clock.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         # False until the first screen has painted (it may wait a moment for its rows).
@@ -213,9 +228,6 @@ class VapApp(LiteralApp[int]):
 
     async def switch_profile(self, credentials: ResolvedCredentials) -> None:
         """Point the console at another profile (the Profiles screen): a new client, areas reload."""
-        from vap_console.api import VapClient
-        from vap_console.credentials import LocalIndex
-
         key, base_url = credentials.key, credentials.base_url
         if not key or not base_url:
             raise ValueError(f"profile {credentials.profile!r} has no usable key and base URL")
@@ -233,7 +245,7 @@ class VapApp(LiteralApp[int]):
         if old_index is not None:
             await old_index.aclose()
         self.connection = "connecting"
-        self.stale.update(self.MODES)
+        self.stale.mark(*self.MODES)
         resume_remembered(self)
         await old_stack.aclose()
 
@@ -327,10 +339,21 @@ class VapApp(LiteralApp[int]):
 
     def invalidate(self, *areas: str) -> None:
         """Data of these areas changed: reload the one on screen now, the others when shown."""
-        self.stale.update(areas)
-        reload = getattr(self.screen, "reload_if_stale", None)
-        if reload is not None:
-            reload()
+        self.stale.mark(*areas)
+        if isinstance(self.screen, ListScreen):
+            self.screen.reload_if_stale()
+
+    def follow_connection(self, node: DOMNode, callback: Callable[[ConnectionState], None], *,
+                          init: bool) -> None:
+        node.watch(self, "connection", callback, init=init)
+
+    @on(ConnectionObserved)
+    def _connection_observed(self, message: ConnectionObserved) -> None:
+        self.connection = message.state
+
+    @on(AreasChanged)
+    def _areas_changed(self, message: AreasChanged) -> None:
+        self.invalidate(*message.areas)
 
     # --- API calls and their failures ---
 
@@ -374,7 +397,7 @@ class VapApp(LiteralApp[int]):
 
     def offer_login(self) -> None:
         """Open the login screen for this profile, once per refusal; a new key switches the client."""
-        from vap_console.credentials import KeyStore, env_api_key
+        # Imported on the first 401: start-up need not pay for the login screen.
         from vap_console.tui.screens.login import LoginScreen
 
         store = self.credentials
@@ -415,8 +438,6 @@ class VapApp(LiteralApp[int]):
         self._show_rate_limit(first=True)
 
     def _limit_banner(self) -> Banner | None:
-        from vap_console.tui.screens.base import ListScreen
-
         # Only the area screens: dialogs and the wizard say their own waits in their own words.
         screen = self.screen
         return screen.query_one(Banner) if isinstance(screen, ListScreen) else None
@@ -517,8 +538,6 @@ def profile_label(credentials: ResolvedCredentials, *, stored: bool) -> str:
 
 def known_binding_ids() -> set[str]:
     """Every binding id the console's own widgets and screens declare (what a keymap can name)."""
-    from textual.dom import DOMNode
-
     if importlib.util.find_spec(PROFILES_MODULE) is not None:
         importlib.import_module(PROFILES_MODULE)  # its screens are imported only when opened
     for module, _name in LAZY_AREAS.values():

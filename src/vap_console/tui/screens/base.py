@@ -47,6 +47,7 @@ from vap_console.api import errors
 from vap_console.tui import untrusted
 from vap_console.tui.failures import describe_error
 from vap_console.tui.pairs import DetailView, Rendered, capped
+from vap_console.tui.services import ConnectionState, Services, services_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -56,7 +57,6 @@ from vap_console.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
-    from vap_console.tui.app import VapApp
 
 T = TypeVar("T")
 
@@ -156,8 +156,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             self.rows = rows
             self.keyed = keyed
 
-    def __init__(self) -> None:
+    def __init__(self, services: Services | None = None) -> None:
         super().__init__()
+        self._services = services
         self.items: dict[str, T] = {}
         self._loaded_once = False
         # A row to put the cursor on once the next load lands (a tool just created, say).
@@ -169,8 +170,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self._holding_paint = False
 
     @property
-    def vap(self) -> VapApp:
-        return self.app  # type: ignore[return-value]
+    def services(self) -> Services:
+        return self._services if self._services is not None else services_of(self.app)
 
     # --- to override ---
 
@@ -208,7 +209,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     # --- layout ---
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(self.LABEL)
+        yield StatusBar(self.LABEL, self.services)
         yield Banner()
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
@@ -223,9 +224,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     def on_mount(self) -> None:
         self.query_one("#filter").display = False
-        self.watch(self.app, "connection", self._connection_changed, init=False)
+        self.services.follow_connection(self, self._connection_changed, init=False)
         self.reload()
-        if not self.vap.painted:
+        if not self.services.painted:
             self._hold_first_paint()
 
     def _hold_first_paint(self) -> None:
@@ -239,7 +240,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def _release_paint(self) -> None:
         if self._holding_paint:
             self._holding_paint = False
-            self.vap.painted = True
+            self.services.painted = True
             self.refresh()
 
     def _compositor_refresh(self) -> None:
@@ -251,30 +252,30 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def on_unmount(self) -> None:
         self._release_paint()
 
-    def _connection_changed(self, state: str) -> None:
+    def _connection_changed(self, state: ConnectionState) -> None:
         if state == "offline" and self._loaded_once and self._offline_since is None:
             # The rows stay, said to be from before the connection was lost.
-            self._offline_since = self.vap.now()
+            self._offline_since = self.services.now()
             self._update_count()
         # The server answers again: "could not connect" here is stale news, and rows kept
         # through the outage may be too. Reload now if on screen, else when next shown.
         if state == "online" and (self._failed_offline or self._offline_since is not None):
             self._failed_offline = False
-            self.vap.stale.add(self.AREA)
+            self.services.stale.mark(self.AREA)
             if self.app.screen is self:
                 self.reload()
 
     # --- loading ---
 
     def reload(self) -> None:
-        self.vap.stale.discard(self.AREA)
+        self.services.stale.clear(self.AREA)
         if not self._loaded_once:
             self.query_one(ListState).show_loading(self.NOUN)
             self.query_one("#list-switch", ContentSwitcher).current = "state"
         self.load()
 
     def reload_if_stale(self) -> None:
-        if self.AREA in self.vap.stale:
+        if self.AREA in self.services.stale:
             self.reload()
 
     def on_screen_resume(self) -> None:
@@ -284,7 +285,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
         with no_full_collections():
-            items = await self.vap.call_api(self.fetch)
+            items = await self.services.call_api(self.fetch)
             big = len(items) >= FREEZE_AT
             if big:
                 freeze_garbage_collection()  # the items: young collections need not walk them again
@@ -342,7 +343,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         if offline and self._loaded_once:
             # Rows on show stay: marked as from before the outage, reloaded once the server answers.
             if self._offline_since is None:
-                self._offline_since = self.vap.now()
+                self._offline_since = self.services.now()
             self._failed_offline = True
             self._update_count()
             self.banner().show(f"{describe_error(error)} The rows below are as of "
@@ -436,7 +437,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     # --- shared helpers ---
 
     async def known_ids(self, kind: str) -> list[str]:
-        index = self.vap.local_index
+        index = self.services.local_index
         if index is None:
             return []
         return await index.ids(kind)
