@@ -54,7 +54,7 @@ from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.dialog import Dialog
 from vap_console.tui.services import Services, services_of
-from vap_console.tui.submission import Submission
+from vap_console.api.idempotency import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 
