@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import math
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from urllib.parse import urlsplit
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import events, on
@@ -24,6 +23,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker
 
@@ -32,7 +32,9 @@ from vap_console.credentials import KeyStore, LocalIndex, env_api_key
 from vap_console.tui import breakpoints
 from vap_console.tui.areas import AREA_HELP, AREAS, LAZY_AREAS, PROFILES_MODULE
 from vap_console.tui.commands import AreaCommands
-from vap_console.tui.failures import describe_error, error_title
+from vap_console.tui.keymap import known_binding_ids
+from vap_console.tui.connection import MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT, RECONNECT_FIRST, KeepsConnection
+from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInput, describe_error, error_title
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.dialog import Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
@@ -64,18 +66,9 @@ def _area_screen(mode: str, services: Services | None) -> Callable[[], Any]:
     module, name = LAZY_AREAS[mode]
     return lambda: getattr(importlib.import_module(module), name)(services)
 
-# While the server cannot be reached, the console looks again after 1, 2, 4 … at most 30 s; the
-# first answer reloads every list that failed (ListScreen._connection_changed).
-RECONNECT_FIRST = 1.0
-RECONNECT_MAX = 30.0
-
-# Waiting longer than this for a 429 is worse than showing the error and a Retry.
-MAX_RATE_LIMIT_WAIT = 60.0
-MAX_RATE_LIMIT_RETRIES = 3
-RATE_LIMIT_BANNER = "HTTP 429, rate_limited"
 
 
-class VapApp(LiteralApp[int]):
+class VapApp(KeepsConnection, LiteralApp[int]):
     CSS_PATH = "console.tcss"
     TITLE = "vap console"
     # Classes every screen gets from the terminal's size; console.tcss lays out by them.
@@ -319,10 +312,12 @@ class VapApp(LiteralApp[int]):
         if self._quit_question is not None and self.screen is self._quit_question:
             self.exit()  # asked already: pressing quit again means it
             return
-        unsent = [s for s in self.screen_stack if callable(getattr(s, "is_dirty", None)) and s.is_dirty()]
+        unsent = [s for s in self.screen_stack if isinstance(s, HoldsUnsentInput) and s.is_dirty()]
         if not unsent:
             self.exit()
             return
+        # Imported when asked: start-up need not load the wizard, whose dialog this is (the
+        # tests know the question by it; it moves to screens/dialog.py after the wizard's split).
         from vap_console.tui.screens.wizard.dialogs import Confirm
 
         def answered(leave: bool | None) -> None:
@@ -422,102 +417,29 @@ class VapApp(LiteralApp[int]):
         self.invalidate()  # the screen on view loads again with the new key; the others when shown
         self.notify(f"Profile {credentials.profile!r} now uses key {credentials.masked}.")
 
-    # --- 429: said on screen, with a countdown, for as long as it is waited out ---
-
-    def _client_waits(self, failure: errors.ApiError, seconds: float) -> None:
-        # The client waits out a 429 itself before giving up: the person must see that wait too.
-        if isinstance(failure, errors.RateLimited):
-            self.rate_limited(seconds)
-
-    def rate_limited(self, seconds: float) -> None:
-        """A 429 is being waited out: a banner names it and counts Retry-After down."""
-        self._limited_until = self.now() + timedelta(seconds=seconds)
-        self.connection = "limited"
-        if self._limited_timer is None:
-            self._limited_timer = self.set_interval(1, self._show_rate_limit)
-        self._show_rate_limit(first=True)
-
-    def _limit_banner(self) -> Banner | None:
-        # Only the area screens: dialogs and the wizard say their own waits in their own words.
-        screen = self.screen
-        return screen.query_one(Banner) if isinstance(screen, ListScreen) else None
-
-    def _show_rate_limit(self, first: bool = False) -> None:
-        if self._limited_until is None:
-            return
-        left = max(0, math.ceil((self._limited_until - self.now()).total_seconds()))
-        message = (f"{RATE_LIMIT_BANNER}: this key's request budget is spent. "
-                   f"Trying again in {left} s (Retry-After).")
-        banner = self._limit_banner()
-        if banner is not self._limited_banner:
-            self._clear_limit_banner()  # the person moved on to another screen
-            self._limited_banner = banner
-        if banner is not None:
-            banner.show(message, info=True)
-        elif first:
-            self.notify(message, title="HTTP 429", severity="warning", timeout=3)
-
-    def _rate_limit_over(self) -> None:
-        if self._limited_until is None:
-            return
-        self._limited_until = None
-        if self._limited_timer is not None:
-            self._limited_timer.stop()
-            self._limited_timer = None
-        if self.connection == "limited":
-            self.connection = "online"
-        self._clear_limit_banner()
-        self._limited_banner = None
-
-    def _clear_limit_banner(self) -> None:
-        banner = self._limited_banner
-        if banner is not None and banner.is_attached and banner.message.startswith(RATE_LIMIT_BANNER):
-            banner.clear()
-
-    # --- offline: look at the server again by itself, with backoff ---
-
-    def watch_connection(self, state: str) -> None:
-        if state == "offline":
-            if self._reconnect_timer is None:
-                self._reconnect_timer = self.set_timer(self._reconnect_delay, self._look_again)
-        else:
-            self._reconnect_delay = RECONNECT_FIRST
-            if self._reconnect_timer is not None:
-                self._reconnect_timer.stop()
-                self._reconnect_timer = None
-
-    def _look_again(self) -> None:
-        self._reconnect_timer = None
-        if self.connection == "offline":
-            self.run_worker(self._probe(), group="reconnect", exclusive=True, exit_on_error=False)
-
-    async def _probe(self) -> None:
-        # GET /v1/voices: in the spec on every deployment, and small. An answer sets the
-        # connection online, which reloads whatever failed; a failure is the offline state shown.
-        try:
-            await self.call_api(lambda client: client.list_voices())
-        except errors.ApiError:
-            pass
-        if self.connection == "offline" and self._reconnect_timer is None:
-            self._reconnect_delay = min(self._reconnect_delay * 2, RECONNECT_MAX)
-            self._reconnect_timer = self.set_timer(self._reconnect_delay, self._look_again)
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # The app's own workers (following remembered rentals, a new key after a 401): their
         # failures go where every screen's go.
         if event.worker.node is self and event.worker.error is not None and event.worker.is_finished:
             self.worker_failed(event.worker, self)
 
-    def worker_failed(self, worker: Worker[Any], node: Any) -> None:
-        """The one place a failed worker is reported. Screens forward their worker events here."""
+    def worker_failed(self, worker: Worker[Any], node: object) -> None:
+        """Where every failed worker is reported (screens forward their worker events here): the
+        screen may show it itself, else it goes to the one handler with the screen's Retry."""
         error = worker.error
         if error is None or isinstance(error, asyncio.CancelledError):
             return
-        handler = getattr(node, "api_failed", None)
-        if handler is not None and handler(worker, error):
-            return
-        retry = getattr(node, f"retry_{worker.group}", None)
-        self.show_error(error, retry=retry, screen=getattr(node, "screen", None))
+        if isinstance(node, HandlesFailures):
+            if node.api_failed(worker, error):
+                return
+            failure = ApiFailed(error, node.retry_for(worker.group), origin=node if isinstance(node, Screen) else None)
+        else:
+            failure = ApiFailed(error)
+        self._api_failed(failure)
+
+    @on(ApiFailed)
+    def _api_failed(self, failure: ApiFailed) -> None:
+        self.show_error(failure.error, retry=failure.retry, screen=failure.origin)
 
     def show_error(self, error: BaseException, *, retry: Callable[[], object] | None = None, screen: Any = None) -> None:
         message = describe_error(error)
@@ -534,22 +456,6 @@ def profile_label(credentials: ResolvedCredentials, *, stored: bool) -> str:
     if credentials.source != "env":
         return credentials.profile
     return f"{credentials.profile} (env key)" if stored else "env"
-
-
-def known_binding_ids() -> set[str]:
-    """Every binding id the console's own widgets and screens declare (what a keymap can name)."""
-    if importlib.util.find_spec(PROFILES_MODULE) is not None:
-        importlib.import_module(PROFILES_MODULE)  # its screens are imported only when opened
-    for module, _name in LAZY_AREAS.values():
-        importlib.import_module(module)  # so are the areas' until first shown
-    ids: set[str] = set()
-    pending: list[type] = [DOMNode]
-    while pending:
-        cls = pending.pop()
-        pending.extend(cls.__subclasses__())
-        if cls.__module__.startswith("vap_console."):
-            ids.update(b.id for b in cls.BINDINGS if isinstance(b, Binding) and b.id)  # type: ignore[attr-defined]
-    return ids
 
 
 def make_app(

@@ -8,6 +8,8 @@ and why instead of meeting the server's 422.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from typing import Any
 
 from rich.text import Text
@@ -20,6 +22,7 @@ from textual.widgets import Button, Input, Label, Static
 from textual.message import Message
 from textual.worker import Worker
 
+from vap_console.api.errors import InvalidRequest
 from vap_console.api.models import Agent, AgentCreate, AgentTemplate
 from vap_console.api.voices import TtsProblem, tts_problems
 from vap_console.tui import untrusted
@@ -131,11 +134,12 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
     def retry_create(self) -> None:
         self._submit()
 
+    def retry_for(self, group: str) -> Callable[[], object] | None:
+        return self.retry_create if group == "create" else None
+
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         # The typed name stays; the banner says what went wrong and offers Retry.
         self.query_one("#create", Button).disabled = False
-        from vap_console.api.errors import InvalidRequest
-
         if isinstance(error, InvalidRequest):
             name_errors = [d.message for d in error.details if d.field == "name"]
             if name_errors:

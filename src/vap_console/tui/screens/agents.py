@@ -103,10 +103,6 @@ class AgentsScreen(ListScreen[Agent]):
         super().__init__(services)
         self.from_local_index = False
         # Each repeats exactly the request that failed last (set as the request starts).
-        self.retry_webcall: Callable[[], object] | None = None
-        self.retry_webcall_ask: Callable[[], object] | None = None
-        self.retry_delete: Callable[[], object] | None = None
-        self.retry_deploy: Callable[[], object] | None = None
         # GET /v1/agent/limits as last read; None while unknown or where the server lacks it.
         self.limits: AgentLimits | None = None
 
@@ -228,7 +224,7 @@ class AgentsScreen(ListScreen[Agent]):
     async def ask_web_call(self, agent: Agent) -> None:
         # Retry in a failure's banner comes back here: it asks again, for this very agent
         # (whichever row is highlighted by then), and starts nothing by itself.
-        self.retry_webcall = self.retry_webcall_ask = partial(self.ask_web_call, agent)
+        self.retries["webcall"] = self.retries["webcall_ask"] = partial(self.ask_web_call, agent)
         self.post_message(self.WebCallAsked(agent, await self.limits_or_none()))
 
     @on(WebCallAsked)
@@ -246,7 +242,7 @@ class AgentsScreen(ListScreen[Agent]):
     # start may have begun a billed call whose credentials would then never be shown.
     @work(group="webcall", exit_on_error=False)
     async def start_web_call(self, agent: Agent) -> None:
-        self.retry_webcall = partial(self.ask_web_call, agent)
+        self.retries["webcall"] = partial(self.ask_web_call, agent)
         session = await self.services.call_api(lambda c: c.start_webcall(agent.ref), resend=False)
         self.post_message(self.WebCallStarted(agent, session))
 
@@ -259,7 +255,8 @@ class AgentsScreen(ListScreen[Agent]):
         if super().api_failed(worker, error):
             return True
         if worker.group == "webcall" and isinstance(error, errors.AgentNotDeployed) and self.services.on_sandbox:
-            self.banner().show(f"{describe_error(error)} On this sandbox, D deploys it.", self.retry_webcall)
+            self.banner().show(f"{describe_error(error)} On this sandbox, D deploys it.",
+                               self.retries.get("webcall"))
             return True
         if worker.group == "webcall":
             self.read_limits()  # a refusal for want of slots, say: the count shows why
@@ -279,7 +276,7 @@ class AgentsScreen(ListScreen[Agent]):
 
     @work(exclusive=True, group="deploy", exit_on_error=False)
     async def deploy_agent(self, agent: Agent) -> None:
-        self.retry_deploy = partial(self.deploy_agent, agent)
+        self.retries["deploy"] = partial(self.deploy_agent, agent)
         await self.services.call_api(lambda c: c.sandbox_deploy_agent(agent.ref))
         self.notify(f"Deployed {label_of(agent)} on the sandbox: it takes web calls now (w).")
         self.select_after_load = agent.id
@@ -300,7 +297,7 @@ class AgentsScreen(ListScreen[Agent]):
 
     @work(exclusive=True, group="delete", exit_on_error=False)
     async def delete_agent(self, agent: Agent) -> None:
-        self.retry_delete = partial(self.delete_agent, agent)
+        self.retries["delete"] = partial(self.delete_agent, agent)
         await self.services.call_api(lambda c: c.delete_agent(agent.ref))
         if self.services.local_index is not None:
             self.services.local_index.remove("agent", agent.id)

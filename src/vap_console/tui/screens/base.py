@@ -29,7 +29,7 @@ import asyncio
 import gc
 import time
 from datetime import datetime
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -121,13 +121,22 @@ async def spare_time() -> None:
 
 
 class ForwardsWorkerFailures:
-    """Worker state messages do not bubble; screens hand failures to the app's single handler."""
+    """Worker state messages do not bubble; screens hand failures to the app's single handler
+    (``Services.worker_failed``), which asks them back through the hooks below."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.error is not None and event.worker.is_finished:
-            self.app.worker_failed(event.worker, self)  # type: ignore[attr-defined]
+            services_of(self.app).worker_failed(event.worker, self)  # type: ignore[attr-defined]
         elif event.state == WorkerState.SUCCESS:
             self.worker_succeeded(event.worker)
+
+    def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
+        """Hook: show ``error`` in the screen's own words and say True, or leave it to the app."""
+        return False
+
+    def retry_for(self, group: str) -> Callable[[], object] | None:
+        """Hook: what Retry in the banner runs after a failed worker of ``group``."""
+        return None
 
     def worker_succeeded(self, worker: Worker[Any]) -> None:
         """Hook: a worker of this screen finished without error."""
@@ -159,6 +168,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def __init__(self, services: Services | None = None) -> None:
         super().__init__()
         self._services = services
+        # What Retry runs for a failed worker, by group: set as each request starts.
+        self.retries: dict[str, Callable[[], object]] = {"load": self.reload}
         self.items: dict[str, T] = {}
         self._loaded_once = False
         # A row to put the cursor on once the next load lands (a tool just created, say).
@@ -308,8 +319,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
                 started = time.perf_counter()
         return keyed, builder.finish()
 
-    def retry_load(self) -> None:
-        self.reload()
+    def retry_for(self, group: str) -> Callable[[], object] | None:
+        return self.retries.get(group)
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:

@@ -6,7 +6,7 @@ Errors are shown under the field they concern — ours on submit, the server's 4
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -499,6 +499,9 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
 
     def retry_create(self) -> None:
         self.action_submit()
+
+    def retry_for(self, group: str) -> Callable[[], object] | None:
+        return self.retry_create if group == "create" else None
 
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         self.query_one("#create", Button).disabled = False

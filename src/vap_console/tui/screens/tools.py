@@ -103,7 +103,6 @@ class ToolsScreen(ListScreen[Tool]):
 
     def __init__(self, services: Services | None = None) -> None:
         super().__init__(services)
-        self.retry_delete: Callable[[], object] | None = None
 
     async def fetch(self, client: VapClient) -> list[Tool]:
         try:
@@ -209,7 +208,7 @@ class ToolsScreen(ListScreen[Tool]):
     @work(exclusive=True, group="delete", exit_on_error=False)
     async def delete_tool(self, tool: Tool) -> None:
         # Read by the app when this delete fails: Retry deletes this very tool again.
-        self.retry_delete = partial(self.delete_tool, tool)
+        self.retries["delete"] = partial(self.delete_tool, tool)
         await self.services.call_api(lambda c: c.delete_tool(tool.id))
         if self.services.local_index is not None:
             self.services.local_index.remove("tool", tool.id)
