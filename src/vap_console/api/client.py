@@ -78,6 +78,7 @@ from vap_console.api.models import (
     WebCallSession,
 )
 from vap_console.api.rental import ProgressCallback, RentalApplication, RequestBody
+from vap_console.masking import visible_tail
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -110,8 +111,8 @@ def new_idempotency_key() -> str:
 
 
 def mask_key(key: str) -> str:
-    """``…abcd``: enough to tell keys apart, never enough to use one."""
-    return f"…{key[-4:]}" if len(key) >= 12 else "…"
+    """``…abcd``: enough to tell keys apart, never enough to use one (the rule: vap_console.masking)."""
+    return f"…{visible_tail(key)}"
 
 
 class _BearerAuth(httpx.Auth):

@@ -23,6 +23,7 @@ from vap_console.credentials.names import (
     check_profile_name,
 )
 from vap_console.credentials.profiles import ProfileStore
+from vap_console.masking import visible_tail
 
 SERVICE = "vap-console"
 DEFAULT_TIMEOUT = 5.0
@@ -69,10 +70,11 @@ class KeyringUnavailable(Exception):
 
 
 def mask(key: str | None) -> str:
-    """``…abcd``: the last four characters only; short keys show nothing of themselves."""
+    """``…abcd``: the last four characters only; short keys show nothing of themselves
+    (the rule: vap_console.masking)."""
     if not key:
         return ""
-    return "…" + key[-4:] if len(key) >= 12 else "…" + "•" * 4
+    return "…" + (visible_tail(key) or "•" * 4)
 
 
 def check_api_key(key: str) -> str:

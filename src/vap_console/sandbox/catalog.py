@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from vap_console.sandbox.clock import iso
-from vap_console.sandbox.state import stable_id
+from vap_console.sandbox.records import stable_id
 
 # ttsConfig defaults of the real service's public docs.
 TTS_DEFAULTS: dict[str, Any] = {

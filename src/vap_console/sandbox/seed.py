@@ -17,7 +17,7 @@ from vap_console.sandbox.rentals import (
     Milestone,
     RentalRecord,
 )
-from vap_console.sandbox.state import Account, AgentRecord, LedgerEntry, VariableRecord, stable_id
+from vap_console.sandbox.records import Account, AgentRecord, LedgerEntry, VariableRecord, stable_id
 from vap_console.sandbox.tools import add_tool, check_tool
 
 BUILTIN_TOOLS = [

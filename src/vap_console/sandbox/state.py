@@ -1,145 +1,37 @@
 """The sandbox's state: one account per key, each seeded identically on first use.
 
-Nothing here is random: seed ids are uuid5 of fixed names, and ids made later come from a
-per-account counter, so two sandboxes given the same requests answer with the same bytes.
+The top of the sandbox's state layers: it seeds accounts (seed), which fill them with tools,
+templates and rentals (tools, catalog, rentals), all made of records (records). The records are
+re-exported here for the endpoints that import them from this module.
 """
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
-from vap_console.sandbox.clock import Clock, clock_origin, iso
+from vap_console.sandbox.clock import Clock, clock_origin
 from vap_console.sandbox.keys import SandboxKey
+from vap_console.sandbox.records import (
+    Account,
+    AgentRecord,
+    HeldRental,
+    LedgerEntry,
+    ToolRecord,
+    VariableRecord,
+    stable_id,
+)
+from vap_console.sandbox.seed import seed_account
 
-if TYPE_CHECKING:
-    from vap_console.sandbox.rentals import RentalRecord
-
-_NAMESPACE = uuid.UUID("6f1c3a52-0b7e-4d61-9a3f-5c8e2d4b7a10")
-
-
-def stable_id(*parts: str) -> str:
-    return str(uuid.uuid5(_NAMESPACE, ":".join(parts)))
-
-
-@dataclass
-class ToolRecord:
-    id: str
-    name: str
-    description: str
-    kind: str
-    config: dict[str, Any]  # as returned: defaults applied, credentials removed
-    is_default: bool
-    created_at: datetime
-    updated_at: datetime
-    # Write-only credentials, kept only so hasSecret is truthful; never serialised.
-    secret: dict[str, str] = field(default_factory=dict, repr=False)
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "kind": self.kind,
-            "config": self.config,
-            "isDefault": self.is_default,
-            "createdAt": iso(self.created_at),
-            "updatedAt": iso(self.updated_at),
-        }
-
-
-@dataclass
-class VariableRecord:
-    id: str
-    name: str
-    default_value: str
-    tool_id: str | None
-    tool_output: str | None
-    created_at: datetime
-    updated_at: datetime
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "defaultValue": self.default_value,
-            "toolId": self.tool_id,
-            "toolOutput": self.tool_output,
-            "createdAt": iso(self.created_at),
-            "updatedAt": iso(self.updated_at),
-        }
-
-
-@dataclass
-class AgentRecord:
-    id: str
-    handle: str
-    name: str
-    system_instruction: str
-    greeting: str
-    tts_config: dict[str, Any]
-    source: str
-    template_slug: str | None
-    deployed: bool
-    created_at: datetime
-    updated_at: datetime
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "handle": self.handle,
-            "name": self.name,
-            "systemInstruction": self.system_instruction,
-            "greeting": self.greeting,
-            "ttsConfig": self.tts_config,
-            "source": self.source,
-            "templateSlug": self.template_slug,
-            "deployed": self.deployed,
-            "createdAt": iso(self.created_at),
-            "updatedAt": iso(self.updated_at),
-        }
-
-
-@dataclass(frozen=True)
-class LedgerEntry:
-    at: datetime
-    nanos: int
-    memo: str
-
-
-@dataclass
-class Account:
-    """Everything one key sees. Money moves as dated ledger entries, so a top-up due in six
-    seconds is already written down and the balance at any instant is a sum."""
-
-    key: SandboxKey
-    tools: dict[str, ToolRecord] = field(default_factory=dict)
-    variables: dict[str, VariableRecord] = field(default_factory=dict)
-    agents: dict[str, AgentRecord] = field(default_factory=dict)
-    rentals: dict[str, RentalRecord] = field(default_factory=dict)
-    ledger: list[LedgerEntry] = field(default_factory=list)
-    webcalls: list[dict[str, Any]] = field(default_factory=list)
-    # Agents whose first web call already failed to start (keys with start_fails_first).
-    failed_starts: set[str] = field(default_factory=set)
-    counter: int = 0
-
-    def next_id(self, kind: str) -> str:
-        self.counter += 1
-        return stable_id(self.key.id_seed, kind, str(self.counter))
-
-    def balance(self, at: datetime | None = None) -> int:
-        """Wallet balance at ``at``; without it, after every entry already committed."""
-        return sum(e.nanos for e in self.ledger if at is None or e.at <= at)
-
-    def find_agent(self, ref: str) -> AgentRecord | None:
-        if ref in self.agents:
-            return self.agents[ref]
-        return next((a for a in self.agents.values() if a.handle == ref), None)
-
-    def tool_by_name(self, name: str) -> ToolRecord | None:
-        return next((t for t in self.tools.values() if t.name == name), None)
+__all__ = [
+    "Account",
+    "AgentRecord",
+    "HeldRental",
+    "LedgerEntry",
+    "SandboxState",
+    "ToolRecord",
+    "VariableRecord",
+    "stable_id",
+]
 
 
 class SandboxState:
@@ -156,7 +48,5 @@ class SandboxState:
     def account(self, key: SandboxKey) -> Account:
         account = self.accounts.get(key.key)
         if account is None:
-            from vap_console.sandbox.seed import seed_account
-
             account = self.accounts[key.key] = seed_account(key, self.origin)
         return account

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from vap_console.sandbox.problems import FieldProblems, Problem
-from vap_console.sandbox.state import Account, ToolRecord, VariableRecord
+from vap_console.sandbox.records import Account, ToolRecord, VariableRecord
 
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 NAME_MAX = 64

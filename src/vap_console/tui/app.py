@@ -12,90 +12,70 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import math
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from urllib.parse import urlsplit
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import events
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker
 
-from vap_console.api import errors
+from vap_console.api import VapClient, errors
+from vap_console.credentials import KeyStore, LocalIndex, env_api_key
 from vap_console.tui import breakpoints
+from vap_console.tui.areas import AREA_HELP, AREAS, LAZY_AREAS, PROFILES_MODULE
 from vap_console.tui.commands import AreaCommands
+from vap_console.tui.keymap import known_binding_ids
+from vap_console.tui.connection import MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT, RECONNECT_FIRST, KeepsConnection
+from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInput, describe_error, error_title
+from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.dialog import Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
 from vap_console.tui.remembered import Remembered
+from vap_console.tui.services import (
+    AreasChanged,
+    ConnectionObserved,
+    ConnectionState,
+    KnownNames,
+    Services,
+    Staleness,
+)
 from vap_console.tui.settings import Settings
 from vap_console.tui.untrusted import LiteralApp
 from vap_console.tui.widgets.banner import Banner
 
 if TYPE_CHECKING:
-    from vap_console.api import VapClient
-    from vap_console.credentials import LocalIndex, ResolvedCredentials
+    from vap_console.credentials import ResolvedCredentials
 
 T = TypeVar("T")
 
-# (mode name, label, key) in the order of the number keys.
-AREAS: tuple[tuple[str, str, str], ...] = (
-    ("numbers", "Numbers", "1"),
-    ("tools", "Tools", "2"),
-    ("variables", "Variables", "3"),
-    ("voices", "Voices", "4"),
-    ("templates", "Templates", "5"),
-    ("agents", "Agents", "6"),
-)
-AREA_HELP = {
-    "numbers": "Rented phone numbers and their progress",
-    "tools": "HTTP tools agents call before or during a call",
-    "variables": "Account-wide prompt variables",
-    "voices": "Voice engines, languages, voices and styles",
-    "templates": "Starter agent templates",
-    "agents": "Agents, web calls",
-}
-PROFILES_MODULE = "vap_console.tui.screens.profiles"
-# Areas other than Numbers, imported when first shown: start-up pays only for the first screen.
-LAZY_AREAS = {
-    "tools": ("vap_console.tui.screens.tools", "ToolsScreen"),
-    "variables": ("vap_console.tui.screens.variables", "VariablesScreen"),
-    "voices": ("vap_console.tui.screens.voices", "VoicesScreen"),
-    "templates": ("vap_console.tui.screens.templates", "TemplatesScreen"),
-    "agents": ("vap_console.tui.screens.agents", "AgentsScreen"),
-}
+def _area_screen(mode: str, services: Services | None) -> Callable[[], Any]:
+    """How the app builds an area's screen, handing it the console's services. Areas other than
+    Numbers are imported when first shown: start-up pays only for the first screen."""
+    if mode == "numbers":
+        return lambda: NumbersScreen(services)
+    module, name = LAZY_AREAS[mode]
+    return lambda: getattr(importlib.import_module(module), name)(services)
 
 
-def _lazy_screen(module: str, name: str) -> Callable[[], Any]:
-    return lambda: getattr(importlib.import_module(module), name)()
 
-# While the server cannot be reached, the console looks again after 1, 2, 4 … at most 30 s; the
-# first answer reloads every list that failed (ListScreen._connection_changed).
-RECONNECT_FIRST = 1.0
-RECONNECT_MAX = 30.0
-
-# Waiting longer than this for a 429 is worse than showing the error and a Retry.
-MAX_RATE_LIMIT_WAIT = 60.0
-MAX_RATE_LIMIT_RETRIES = 3
-RATE_LIMIT_BANNER = "HTTP 429, rate_limited"
-
-
-class VapApp(LiteralApp[int]):
+class VapApp(KeepsConnection, LiteralApp[int]):
     CSS_PATH = "console.tcss"
     TITLE = "vap console"
     # Classes every screen gets from the terminal's size; console.tcss lays out by them.
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.HORIZONTAL
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.VERTICAL
-    MODES: ClassVar[dict[str, Any]] = {
-        "numbers": NumbersScreen,
-        **{mode: _lazy_screen(module, name) for mode, (module, name) in LAZY_AREAS.items()},
-    }
+    # The areas by name; an instance hands its screens its services (see __init__).
+    MODES: ClassVar[dict[str, Any]] = {mode: _area_screen(mode, None) for mode, _label, _key in AREAS}
     COMMANDS = App.COMMANDS | {AreaCommands}
     BINDINGS = [
         *(
@@ -108,8 +88,8 @@ class VapApp(LiteralApp[int]):
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True, id="app.interrupt", tooltip="Leave the console"),
     ]
 
-    # connecting | online | offline | rejected | limited (a 429 waited out) — shown in every screen's status line.
-    connection = reactive("connecting")
+    # Shown in every screen's status line; "limited" while a 429 is waited out.
+    connection: reactive[ConnectionState] = reactive("connecting")
 
     def __init__(
         self,
@@ -127,6 +107,9 @@ class VapApp(LiteralApp[int]):
         # Textual opens the app on DEFAULT_MODE: opening straight on the area spares a blank default
         # screen and the mode switch after it (which parses all the CSS again).
         self.DEFAULT_MODE = start_screen
+        # Each area's screen is handed this app as its services (tui/services.py) rather than
+        # finding the app itself.
+        self.MODES = {mode: _area_screen(mode, self) for mode in type(self).MODES}
         super().__init__()
         self._opening: asyncio.Future[None] | None = None
         self._client_factory = client_factory
@@ -150,10 +133,9 @@ class VapApp(LiteralApp[int]):
         # One-line warnings to show once the console is up (a key that does not fit its host).
         self.start_warnings: list[str] = []
         # Areas whose data changed elsewhere; their screens reload when next shown.
-        self.stale: set[str] = set()
+        self.stale = Staleness()
         # Variable names seen last, so the tool form can tell known placeholders from unknown ones.
-        self.variable_names: set[str] = set()
-        self.tool_names: dict[str, str] = {}
+        self.names = KnownNames()
         # How the app waits out a 429; tests swap in one that advances a virtual clock.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         # False until the first screen has painted (it may wait a moment for its rows).
@@ -239,9 +221,6 @@ class VapApp(LiteralApp[int]):
 
     async def switch_profile(self, credentials: ResolvedCredentials) -> None:
         """Point the console at another profile (the Profiles screen): a new client, areas reload."""
-        from vap_console.api import VapClient
-        from vap_console.credentials import LocalIndex
-
         key, base_url = credentials.key, credentials.base_url
         if not key or not base_url:
             raise ValueError(f"profile {credentials.profile!r} has no usable key and base URL")
@@ -259,7 +238,7 @@ class VapApp(LiteralApp[int]):
         if old_index is not None:
             await old_index.aclose()
         self.connection = "connecting"
-        self.stale.update(self.MODES)
+        self.stale.mark(*self.MODES)
         resume_remembered(self)
         await old_stack.aclose()
 
@@ -333,10 +312,12 @@ class VapApp(LiteralApp[int]):
         if self._quit_question is not None and self.screen is self._quit_question:
             self.exit()  # asked already: pressing quit again means it
             return
-        unsent = [s for s in self.screen_stack if callable(getattr(s, "is_dirty", None)) and s.is_dirty()]
+        unsent = [s for s in self.screen_stack if isinstance(s, HoldsUnsentInput) and s.is_dirty()]
         if not unsent:
             self.exit()
             return
+        # Imported when asked: start-up need not load the wizard, whose dialog this is (the
+        # tests know the question by it; it moves to screens/dialog.py after the wizard's split).
         from vap_console.tui.screens.wizard.dialogs import Confirm
 
         def answered(leave: bool | None) -> None:
@@ -353,10 +334,21 @@ class VapApp(LiteralApp[int]):
 
     def invalidate(self, *areas: str) -> None:
         """Data of these areas changed: reload the one on screen now, the others when shown."""
-        self.stale.update(areas)
-        reload = getattr(self.screen, "reload_if_stale", None)
-        if reload is not None:
-            reload()
+        self.stale.mark(*areas)
+        if isinstance(self.screen, ListScreen):
+            self.screen.reload_if_stale()
+
+    def follow_connection(self, node: DOMNode, callback: Callable[[ConnectionState], None], *,
+                          init: bool) -> None:
+        node.watch(self, "connection", callback, init=init)
+
+    @on(ConnectionObserved)
+    def _connection_observed(self, message: ConnectionObserved) -> None:
+        self.connection = message.state
+
+    @on(AreasChanged)
+    def _areas_changed(self, message: AreasChanged) -> None:
+        self.invalidate(*message.areas)
 
     # --- API calls and their failures ---
 
@@ -400,7 +392,7 @@ class VapApp(LiteralApp[int]):
 
     def offer_login(self) -> None:
         """Open the login screen for this profile, once per refusal; a new key switches the client."""
-        from vap_console.credentials import KeyStore, env_api_key
+        # Imported on the first 401: start-up need not pay for the login screen.
         from vap_console.tui.screens.login import LoginScreen
 
         store = self.credentials
@@ -425,104 +417,29 @@ class VapApp(LiteralApp[int]):
         self.invalidate()  # the screen on view loads again with the new key; the others when shown
         self.notify(f"Profile {credentials.profile!r} now uses key {credentials.masked}.")
 
-    # --- 429: said on screen, with a countdown, for as long as it is waited out ---
-
-    def _client_waits(self, failure: errors.ApiError, seconds: float) -> None:
-        # The client waits out a 429 itself before giving up: the person must see that wait too.
-        if isinstance(failure, errors.RateLimited):
-            self.rate_limited(seconds)
-
-    def rate_limited(self, seconds: float) -> None:
-        """A 429 is being waited out: a banner names it and counts Retry-After down."""
-        self._limited_until = self.now() + timedelta(seconds=seconds)
-        self.connection = "limited"
-        if self._limited_timer is None:
-            self._limited_timer = self.set_interval(1, self._show_rate_limit)
-        self._show_rate_limit(first=True)
-
-    def _limit_banner(self) -> Banner | None:
-        from vap_console.tui.screens.base import ListScreen
-
-        # Only the area screens: dialogs and the wizard say their own waits in their own words.
-        screen = self.screen
-        return screen.query_one(Banner) if isinstance(screen, ListScreen) else None
-
-    def _show_rate_limit(self, first: bool = False) -> None:
-        if self._limited_until is None:
-            return
-        left = max(0, math.ceil((self._limited_until - self.now()).total_seconds()))
-        message = (f"{RATE_LIMIT_BANNER}: this key's request budget is spent. "
-                   f"Trying again in {left} s (Retry-After).")
-        banner = self._limit_banner()
-        if banner is not self._limited_banner:
-            self._clear_limit_banner()  # the person moved on to another screen
-            self._limited_banner = banner
-        if banner is not None:
-            banner.show(message, info=True)
-        elif first:
-            self.notify(message, title="HTTP 429", severity="warning", timeout=3)
-
-    def _rate_limit_over(self) -> None:
-        if self._limited_until is None:
-            return
-        self._limited_until = None
-        if self._limited_timer is not None:
-            self._limited_timer.stop()
-            self._limited_timer = None
-        if self.connection == "limited":
-            self.connection = "online"
-        self._clear_limit_banner()
-        self._limited_banner = None
-
-    def _clear_limit_banner(self) -> None:
-        banner = self._limited_banner
-        if banner is not None and banner.is_attached and banner.message.startswith(RATE_LIMIT_BANNER):
-            banner.clear()
-
-    # --- offline: look at the server again by itself, with backoff ---
-
-    def watch_connection(self, state: str) -> None:
-        if state == "offline":
-            if self._reconnect_timer is None:
-                self._reconnect_timer = self.set_timer(self._reconnect_delay, self._look_again)
-        else:
-            self._reconnect_delay = RECONNECT_FIRST
-            if self._reconnect_timer is not None:
-                self._reconnect_timer.stop()
-                self._reconnect_timer = None
-
-    def _look_again(self) -> None:
-        self._reconnect_timer = None
-        if self.connection == "offline":
-            self.run_worker(self._probe(), group="reconnect", exclusive=True, exit_on_error=False)
-
-    async def _probe(self) -> None:
-        # GET /v1/voices: in the spec on every deployment, and small. An answer sets the
-        # connection online, which reloads whatever failed; a failure is the offline state shown.
-        try:
-            await self.call_api(lambda client: client.list_voices())
-        except errors.ApiError:
-            pass
-        if self.connection == "offline" and self._reconnect_timer is None:
-            self._reconnect_delay = min(self._reconnect_delay * 2, RECONNECT_MAX)
-            self._reconnect_timer = self.set_timer(self._reconnect_delay, self._look_again)
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # The app's own workers (following remembered rentals, a new key after a 401): their
         # failures go where every screen's go.
         if event.worker.node is self and event.worker.error is not None and event.worker.is_finished:
             self.worker_failed(event.worker, self)
 
-    def worker_failed(self, worker: Worker[Any], node: Any) -> None:
-        """The one place a failed worker is reported. Screens forward their worker events here."""
+    def worker_failed(self, worker: Worker[Any], node: object) -> None:
+        """Where every failed worker is reported (screens forward their worker events here): the
+        screen may show it itself, else it goes to the one handler with the screen's Retry."""
         error = worker.error
         if error is None or isinstance(error, asyncio.CancelledError):
             return
-        handler = getattr(node, "api_failed", None)
-        if handler is not None and handler(worker, error):
-            return
-        retry = getattr(node, f"retry_{worker.group}", None)
-        self.show_error(error, retry=retry, screen=getattr(node, "screen", None))
+        if isinstance(node, HandlesFailures):
+            if node.api_failed(worker, error):
+                return
+            failure = ApiFailed(error, node.retry_for(worker.group), origin=node if isinstance(node, Screen) else None)
+        else:
+            failure = ApiFailed(error)
+        self._api_failed(failure)
+
+    @on(ApiFailed)
+    def _api_failed(self, failure: ApiFailed) -> None:
+        self.show_error(failure.error, retry=failure.retry, screen=failure.origin)
 
     def show_error(self, error: BaseException, *, retry: Callable[[], object] | None = None, screen: Any = None) -> None:
         message = describe_error(error)
@@ -539,38 +456,6 @@ def profile_label(credentials: ResolvedCredentials, *, stored: bool) -> str:
     if credentials.source != "env":
         return credentials.profile
     return f"{credentials.profile} (env key)" if stored else "env"
-
-
-def known_binding_ids() -> set[str]:
-    """Every binding id the console's own widgets and screens declare (what a keymap can name)."""
-    from textual.dom import DOMNode
-
-    if importlib.util.find_spec(PROFILES_MODULE) is not None:
-        importlib.import_module(PROFILES_MODULE)  # its screens are imported only when opened
-    for module, _name in LAZY_AREAS.values():
-        importlib.import_module(module)  # so are the areas' until first shown
-    ids: set[str] = set()
-    pending: list[type] = [DOMNode]
-    while pending:
-        cls = pending.pop()
-        pending.extend(cls.__subclasses__())
-        if cls.__module__.startswith("vap_console."):
-            ids.update(b.id for b in cls.BINDINGS if isinstance(b, Binding) and b.id)  # type: ignore[attr-defined]
-    return ids
-
-
-def error_title(error: BaseException) -> str:
-    if isinstance(error, errors.ApiError):
-        return f"HTTP {error.status} · {error.code}" if error.status else error.code
-    return type(error).__name__
-
-
-def describe_error(error: BaseException) -> str:
-    """A sentence naming the code; never the request, never the key."""
-    if isinstance(error, errors.ApiError):
-        return str(error)
-    # A bug, not an API answer: say so plainly rather than crash the console.
-    return f"Unexpected {type(error).__name__}: {error}"
 
 
 def make_app(

@@ -7,11 +7,11 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from vap_console.tui.areas import AREA_HELP, AREAS
+
 
 class AreaCommands(Provider):
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        from vap_console.tui.app import AREA_HELP, AREAS
-
         app = self.app
         commands: list[tuple[str, Callable[[], object], str]] = [
             (f"Go to {label}", partial(app.run_action, f"area('{mode}')"), f"{AREA_HELP[mode]} (key {key})")

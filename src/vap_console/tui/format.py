@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from rich.text import Text
 
 from vap_console.api.money import format_nanos
+from vap_console.masking import visible_tail
 
 NONE = "—"
 
@@ -44,10 +45,11 @@ def when_seconds(value: datetime) -> str:
 
 
 def mask(secret: str | None) -> str:
-    """Only the last four characters of a secret ever reach the screen."""
+    """Only the last four characters of a secret ever reach the screen (the rule:
+    vap_console.masking)."""
     if not secret:
         return NONE
-    return "••••" + secret[-4:] if len(secret) > 4 else "••••"
+    return "••••" + visible_tail(secret)
 
 
 def yes_no(value: bool | None) -> str:

@@ -8,6 +8,8 @@ and why instead of meeting the server's 422.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from typing import Any
 
 from rich.text import Text
@@ -20,12 +22,14 @@ from textual.widgets import Button, Input, Label, Static
 from textual.message import Message
 from textual.worker import Worker
 
+from vap_console.api.errors import InvalidRequest
 from vap_console.api.models import Agent, AgentCreate, AgentTemplate
 from vap_console.api.voices import TtsProblem, tts_problems
 from vap_console.tui import untrusted
 from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.dialog import Dialog, DialogBox
-from vap_console.tui.submission import Submission
+from vap_console.tui.services import Services, services_of
+from vap_console.api.idempotency import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 
@@ -43,10 +47,15 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without creating")]
     AUTO_FOCUS = "#agent-name"
 
-    def __init__(self, template: AgentTemplate) -> None:
+    def __init__(self, template: AgentTemplate, services: Services | None = None) -> None:
         super().__init__()
+        self._services = services
         self.template = template
         self._submission = Submission()
+
+    @property
+    def services(self) -> Services:
+        return self._services if self._services is not None else services_of(self.app)
 
     def compose(self) -> ComposeResult:
         t = self.template
@@ -100,16 +109,16 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
     @work(exclusive=True, group="create", exit_on_error=False)
     async def create(self, name: str) -> None:
         body = AgentCreate.from_template(self.template, name)
-        catalog = await self.app.call_api(lambda c: c.list_voices())  # type: ignore[attr-defined]
+        catalog = await self.services.call_api(lambda c: c.list_voices())
         problems = tts_problems(body.tts_config, catalog)
         if problems:
             self.post_message(self.VoiceMismatch(problems))
             return
         key = self._submission.key_for(body.model_dump_json(by_alias=True))
-        agent = await self.app.call_api(  # type: ignore[attr-defined]
+        agent = await self.services.call_api(
             lambda c: c.create_agent(body, idempotency_key=key)
         )
-        index = self.app.local_index  # type: ignore[attr-defined]
+        index = self.services.local_index
         if index is not None:
             index.add("agent", agent.id)
         self.dismiss(agent)
@@ -125,11 +134,12 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
     def retry_create(self) -> None:
         self._submit()
 
+    def retry_for(self, group: str) -> Callable[[], object] | None:
+        return self.retry_create if group == "create" else None
+
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         # The typed name stays; the banner says what went wrong and offers Retry.
         self.query_one("#create", Button).disabled = False
-        from vap_console.api.errors import InvalidRequest
-
         if isinstance(error, InvalidRequest):
             name_errors = [d.message for d in error.details if d.field == "name"]
             if name_errors:

@@ -21,6 +21,8 @@ from textual.worker import Worker
 from vap_console.api import errors
 from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
+from vap_console.tui.failures import describe_error
+from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.numbers import fields_table, is_uuid
@@ -97,14 +99,10 @@ class AgentsScreen(ListScreen[Agent]):
             self.agent = agent
             self.session = session
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, services: Services | None = None) -> None:
+        super().__init__(services)
         self.from_local_index = False
         # Each repeats exactly the request that failed last (set as the request starts).
-        self.retry_webcall: Callable[[], object] | None = None
-        self.retry_webcall_ask: Callable[[], object] | None = None
-        self.retry_delete: Callable[[], object] | None = None
-        self.retry_deploy: Callable[[], object] | None = None
         # GET /v1/agent/limits as last read; None while unknown or where the server lacks it.
         self.limits: AgentLimits | None = None
 
@@ -165,7 +163,7 @@ class AgentsScreen(ListScreen[Agent]):
             return "not said by this server"
         if a.deployed:
             return "deployed: takes calls"
-        where = "D deploys it here (sandbox only)" if self.vap.on_sandbox else "deploy it in the dashboard"
+        where = "D deploys it here (sandbox only)" if self.services.on_sandbox else "deploy it in the dashboard"
         return f"draft: takes no calls until deployed; {where}"
 
     def after_load(self, items: list[Agent]) -> None:
@@ -185,7 +183,7 @@ class AgentsScreen(ListScreen[Agent]):
         """GET /v1/agent/limits, or None where the server lacks it or cannot say now: the slots
         are a help to the person, never a reason to stop."""
         try:
-            return await self.vap.call_api(lambda c: c.agent_limits())
+            return await self.services.call_api(lambda c: c.agent_limits())
         except errors.ApiError:
             return None
 
@@ -226,7 +224,7 @@ class AgentsScreen(ListScreen[Agent]):
     async def ask_web_call(self, agent: Agent) -> None:
         # Retry in a failure's banner comes back here: it asks again, for this very agent
         # (whichever row is highlighted by then), and starts nothing by itself.
-        self.retry_webcall = self.retry_webcall_ask = partial(self.ask_web_call, agent)
+        self.retries["webcall"] = self.retries["webcall_ask"] = partial(self.ask_web_call, agent)
         self.post_message(self.WebCallAsked(agent, await self.limits_or_none()))
 
     @on(WebCallAsked)
@@ -244,8 +242,8 @@ class AgentsScreen(ListScreen[Agent]):
     # start may have begun a billed call whose credentials would then never be shown.
     @work(group="webcall", exit_on_error=False)
     async def start_web_call(self, agent: Agent) -> None:
-        self.retry_webcall = partial(self.ask_web_call, agent)
-        session = await self.vap.call_api(lambda c: c.start_webcall(agent.ref), resend=False)
+        self.retries["webcall"] = partial(self.ask_web_call, agent)
+        session = await self.services.call_api(lambda c: c.start_webcall(agent.ref), resend=False)
         self.post_message(self.WebCallStarted(agent, session))
 
     @on(WebCallStarted)
@@ -256,10 +254,9 @@ class AgentsScreen(ListScreen[Agent]):
     def api_failed(self, worker: Worker[object], error: BaseException) -> bool:
         if super().api_failed(worker, error):
             return True
-        if worker.group == "webcall" and isinstance(error, errors.AgentNotDeployed) and self.vap.on_sandbox:
-            from vap_console.tui.app import describe_error
-
-            self.banner().show(f"{describe_error(error)} On this sandbox, D deploys it.", self.retry_webcall)
+        if worker.group == "webcall" and isinstance(error, errors.AgentNotDeployed) and self.services.on_sandbox:
+            self.banner().show(f"{describe_error(error)} On this sandbox, D deploys it.",
+                               self.retries.get("webcall"))
             return True
         if worker.group == "webcall":
             self.read_limits()  # a refusal for want of slots, say: the count shows why
@@ -269,21 +266,21 @@ class AgentsScreen(ListScreen[Agent]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "deploy_agent":
-            return self.vap.on_sandbox
+            return self.services.on_sandbox
         return True
 
     def action_deploy_agent(self) -> None:
         agent = self.current
-        if agent is not None and self.vap.on_sandbox:
+        if agent is not None and self.services.on_sandbox:
             self.deploy_agent(agent)
 
     @work(exclusive=True, group="deploy", exit_on_error=False)
     async def deploy_agent(self, agent: Agent) -> None:
-        self.retry_deploy = partial(self.deploy_agent, agent)
-        await self.vap.call_api(lambda c: c.sandbox_deploy_agent(agent.ref))
+        self.retries["deploy"] = partial(self.deploy_agent, agent)
+        await self.services.call_api(lambda c: c.sandbox_deploy_agent(agent.ref))
         self.notify(f"Deployed {label_of(agent)} on the sandbox: it takes web calls now (w).")
         self.select_after_load = agent.id
-        self.vap.invalidate("agents")
+        self.services.invalidate("agents")
 
     # --- delete ---
 
@@ -300,12 +297,12 @@ class AgentsScreen(ListScreen[Agent]):
 
     @work(exclusive=True, group="delete", exit_on_error=False)
     async def delete_agent(self, agent: Agent) -> None:
-        self.retry_delete = partial(self.delete_agent, agent)
-        await self.vap.call_api(lambda c: c.delete_agent(agent.ref))
-        if self.vap.local_index is not None:
-            self.vap.local_index.remove("agent", agent.id)
+        self.retries["delete"] = partial(self.delete_agent, agent)
+        await self.services.call_api(lambda c: c.delete_agent(agent.ref))
+        if self.services.local_index is not None:
+            self.services.local_index.remove("agent", agent.id)
         self.notify(f"Deleted agent {label_of(agent)}. Its call history is kept.")
-        self.vap.invalidate("agents", "numbers")
+        self.services.invalidate("agents", "numbers")
 
     # --- add by id ---
 
@@ -314,13 +311,13 @@ class AgentsScreen(ListScreen[Agent]):
             # GET /v1/agents/{ref} where the server has it (the real service does), else the
             # account's list; a server with neither remembers the id as typed.
             try:
-                return (await self.vap.call_api(lambda c: c.get_agent(ref))).id
+                return (await self.services.call_api(lambda c: c.get_agent(ref))).id
             except errors.AgentNotFound:
                 raise LookupError("no agent with this id or ua_ handle on this account") from None
             except errors.NotSupported:
                 pass
             try:
-                page = await self.vap.call_api(lambda c: c.list_agents())
+                page = await self.services.call_api(lambda c: c.list_agents())
             except errors.NotSupported:
                 return ref  # this server cannot list agents: remembered as typed, unchecked
             for agent in page.items:
@@ -331,12 +328,12 @@ class AgentsScreen(ListScreen[Agent]):
         def added(agent_id: str | None) -> None:
             if not agent_id:
                 return
-            if self.vap.local_index is not None:
-                self.vap.local_index.add("agent", agent_id)
+            if self.services.local_index is not None:
+                self.services.local_index.add("agent", agent_id)
             known = self.items.get(agent_id)
             self.notify(f"Agent {label_of(known)} is on the list." if known else f"Added agent {agent_id}.")
             self.select_after_load = agent_id
-            self.vap.invalidate("agents")
+            self.services.invalidate("agents")
 
         self.app.push_screen(
             PromptIdScreen("Add an agent by id", "Agent id or ua_ handle",

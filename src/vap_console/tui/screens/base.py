@@ -29,7 +29,7 @@ import asyncio
 import gc
 import time
 from datetime import datetime
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -45,7 +45,9 @@ from textual.worker import Worker, WorkerState
 
 from vap_console.api import errors
 from vap_console.tui import untrusted
+from vap_console.tui.failures import describe_error
 from vap_console.tui.pairs import DetailView, Rendered, capped
+from vap_console.tui.services import ConnectionState, Services, services_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -55,7 +57,6 @@ from vap_console.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
-    from vap_console.tui.app import VapApp
 
 T = TypeVar("T")
 
@@ -120,13 +121,22 @@ async def spare_time() -> None:
 
 
 class ForwardsWorkerFailures:
-    """Worker state messages do not bubble; screens hand failures to the app's single handler."""
+    """Worker state messages do not bubble; screens hand failures to the app's single handler
+    (``Services.worker_failed``), which asks them back through the hooks below."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.error is not None and event.worker.is_finished:
-            self.app.worker_failed(event.worker, self)  # type: ignore[attr-defined]
+            services_of(self.app).worker_failed(event.worker, self)  # type: ignore[attr-defined]
         elif event.state == WorkerState.SUCCESS:
             self.worker_succeeded(event.worker)
+
+    def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
+        """Hook: show ``error`` in the screen's own words and say True, or leave it to the app."""
+        return False
+
+    def retry_for(self, group: str) -> Callable[[], object] | None:
+        """Hook: what Retry in the banner runs after a failed worker of ``group``."""
+        return None
 
     def worker_succeeded(self, worker: Worker[Any]) -> None:
         """Hook: a worker of this screen finished without error."""
@@ -155,8 +165,11 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             self.rows = rows
             self.keyed = keyed
 
-    def __init__(self) -> None:
+    def __init__(self, services: Services | None = None) -> None:
         super().__init__()
+        self._services = services
+        # What Retry runs for a failed worker, by group: set as each request starts.
+        self.retries: dict[str, Callable[[], object]] = {"load": self.reload}
         self.items: dict[str, T] = {}
         self._loaded_once = False
         # A row to put the cursor on once the next load lands (a tool just created, say).
@@ -168,8 +181,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self._holding_paint = False
 
     @property
-    def vap(self) -> VapApp:
-        return self.app  # type: ignore[return-value]
+    def services(self) -> Services:
+        return self._services if self._services is not None else services_of(self.app)
 
     # --- to override ---
 
@@ -207,7 +220,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     # --- layout ---
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(self.LABEL)
+        yield StatusBar(self.LABEL, self.services)
         yield Banner()
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
@@ -222,9 +235,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     def on_mount(self) -> None:
         self.query_one("#filter").display = False
-        self.watch(self.app, "connection", self._connection_changed, init=False)
+        self.services.follow_connection(self, self._connection_changed, init=False)
         self.reload()
-        if not self.vap.painted:
+        if not self.services.painted:
             self._hold_first_paint()
 
     def _hold_first_paint(self) -> None:
@@ -238,7 +251,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def _release_paint(self) -> None:
         if self._holding_paint:
             self._holding_paint = False
-            self.vap.painted = True
+            self.services.painted = True
             self.refresh()
 
     def _compositor_refresh(self) -> None:
@@ -250,30 +263,30 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def on_unmount(self) -> None:
         self._release_paint()
 
-    def _connection_changed(self, state: str) -> None:
+    def _connection_changed(self, state: ConnectionState) -> None:
         if state == "offline" and self._loaded_once and self._offline_since is None:
             # The rows stay, said to be from before the connection was lost.
-            self._offline_since = self.vap.now()
+            self._offline_since = self.services.now()
             self._update_count()
         # The server answers again: "could not connect" here is stale news, and rows kept
         # through the outage may be too. Reload now if on screen, else when next shown.
         if state == "online" and (self._failed_offline or self._offline_since is not None):
             self._failed_offline = False
-            self.vap.stale.add(self.AREA)
+            self.services.stale.mark(self.AREA)
             if self.app.screen is self:
                 self.reload()
 
     # --- loading ---
 
     def reload(self) -> None:
-        self.vap.stale.discard(self.AREA)
+        self.services.stale.clear(self.AREA)
         if not self._loaded_once:
             self.query_one(ListState).show_loading(self.NOUN)
             self.query_one("#list-switch", ContentSwitcher).current = "state"
         self.load()
 
     def reload_if_stale(self) -> None:
-        if self.AREA in self.vap.stale:
+        if self.AREA in self.services.stale:
             self.reload()
 
     def on_screen_resume(self) -> None:
@@ -283,7 +296,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
         with no_full_collections():
-            items = await self.vap.call_api(self.fetch)
+            items = await self.services.call_api(self.fetch)
             big = len(items) >= FREEZE_AT
             if big:
                 freeze_garbage_collection()  # the items: young collections need not walk them again
@@ -306,8 +319,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
                 started = time.perf_counter()
         return keyed, builder.finish()
 
-    def retry_load(self) -> None:
-        self.reload()
+    def retry_for(self, group: str) -> Callable[[], object] | None:
+        return self.retries.get(group)
 
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
@@ -337,13 +350,11 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         if worker.group != "load":
             return False
-        from vap_console.tui.app import describe_error
-
         offline = isinstance(error, (errors.ConnectionFailed, errors.TimedOut))
         if offline and self._loaded_once:
             # Rows on show stay: marked as from before the outage, reloaded once the server answers.
             if self._offline_since is None:
-                self._offline_since = self.vap.now()
+                self._offline_since = self.services.now()
             self._failed_offline = True
             self._update_count()
             self.banner().show(f"{describe_error(error)} The rows below are as of "
@@ -437,7 +448,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     # --- shared helpers ---
 
     async def known_ids(self, kind: str) -> list[str]:
-        index = self.vap.local_index
+        index = self.services.local_index
         if index is None:
             return []
         return await index.ids(kind)

@@ -24,6 +24,7 @@ from vap_console.api.models import Rental, RentalStatus
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs, entry_rows
+from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.rental import RentalScreen
@@ -143,8 +144,8 @@ class NumbersScreen(ListScreen[Rental]):
                 tooltip="Open the KYC rental wizard: pick a number, send the documents, pay the first month"),
     ]
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, services: Services | None = None) -> None:
+        super().__init__(services)
         # True when the server has no list endpoint and the rows come from the local index.
         self.from_local_index = False
         # Remembered rental ids the server answered 404 for.
@@ -187,7 +188,7 @@ class NumbersScreen(ListScreen[Rental]):
 
     def compose_detail(self) -> ComposeResult:
         yield Static(id="detail-head")
-        yield Timeline(id="timeline")
+        yield Timeline(id="timeline", now=self.services.now)
         yield Static(id="detail")
 
     def show_detail(self, rental: Rental | None) -> None:
@@ -291,14 +292,14 @@ class NumbersScreen(ListScreen[Rental]):
     def action_add_rental(self) -> None:
         async def check(rental_id: str) -> str:
             # Fetched inside the dialog: a 404 lands under the field and the typed id stays.
-            rental = await self.vap.call_api(lambda c: c.get_rental(rental_id))
+            rental = await self.services.call_api(lambda c: c.get_rental(rental_id))
             return rental.id
 
         def added(rental_id: str | None) -> None:
             if not rental_id:
                 return
-            if self.vap.local_index is not None:
-                self.vap.local_index.add("rental", rental_id)
+            if self.services.local_index is not None:
+                self.services.local_index.add("rental", rental_id)
             self.notify(f"Added rental {rental_id}.")
             self.select_after_load = rental_id
             self.reload()
@@ -325,7 +326,7 @@ class NumbersScreen(ListScreen[Rental]):
     def _open_rental(self, event: RowTable.Selected) -> None:
         rental = self.current
         if rental is not None and rental.id == event.key:
-            self.app.push_screen(RentalScreen(rental.id, rental=rental))
+            self.app.push_screen(RentalScreen(rental.id, rental=rental, services=self.services))
 
     def action_copy_number(self) -> None:
         rental = self.current

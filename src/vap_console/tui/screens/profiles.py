@@ -7,7 +7,7 @@ comes back as a message. Keys are only ever shown masked to their last four char
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
@@ -31,15 +31,15 @@ from vap_console.credentials import (
 from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs
 from vap_console.tui.untrusted import Literal
+from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.services import Services, services_of
 from vap_console.tui.screens.login import AsyncVerifier, LoginScreen
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.rows import Column, RowTable, make_row
 from vap_console.tui.widgets.status_bar import StatusBar
 
-if TYPE_CHECKING:
-    from vap_console.tui.app import VapApp
 
 REMOVE_NOTE = (
     "Removes its key from the OS keyring, the profile from profiles.toml and its local id index. "
@@ -100,24 +100,25 @@ class ProfilesScreen(Screen[None]):
             self.name = name
             self.problem = problem
 
-    def __init__(self, *, verify: AsyncVerifier | None = None) -> None:
+    def __init__(self, *, verify: AsyncVerifier | None = None, services: Services | None = None) -> None:
         super().__init__()
+        self._services = services
         self._verify = verify
         self.rows: dict[str, ProfileRow] = {}
         self._focus_after_load: str | None = None
 
     @property
-    def vap(self) -> VapApp:
-        return self.app  # type: ignore[return-value]
+    def services(self) -> Services:
+        return self._services if self._services is not None else services_of(self.app)
 
     @property
     def keystore(self) -> KeyStore | None:
-        store = getattr(self.app, "credentials", None)
+        store = self.services.credentials
         return store if isinstance(store, KeyStore) else None
 
     def compose(self) -> ComposeResult:
         # Laid out as the areas are: the list in a panel, the highlighted profile beside it.
-        yield StatusBar(self.LABEL)
+        yield StatusBar(self.LABEL, self.services)
         yield Banner()
         with Horizontal(id="body"):
             with Vertical(id="list-pane") as pane:
@@ -146,7 +147,7 @@ class ProfilesScreen(Screen[None]):
         if row is None:
             detail.update("")
             return
-        in_use = row.name == self.vap.profile_name
+        in_use = row.name == self.services.profile_name
         source = {"env": f"{ENV_KEY} (overrides the stored key)", "session": "this session only",
                   "keyring": "the OS keyring", "none": "none stored: u asks for one",
                   "unavailable": "the OS keyring, which is unavailable"}.get(row.source, row.source)
@@ -206,7 +207,7 @@ class ProfilesScreen(Screen[None]):
     def _loaded(self, message: Loaded) -> None:
         self.rows = {row.name: row for row in message.rows}
         table = self.query_one(RowTable)
-        keep = self._focus_after_load or table.cursor_key or self.vap.profile_name
+        keep = self._focus_after_load or table.cursor_key or self.services.profile_name
         self._focus_after_load = None
         table.set_rows(
             [make_row(r.name, ("*" if r.active else "", r.name, r.base_url, f"{r.source} {r.masked}".strip()))
@@ -224,7 +225,7 @@ class ProfilesScreen(Screen[None]):
     def _note(self) -> str:
         if not self.rows:
             return "No profiles yet. Press a to add one."
-        note = f"The console uses profile {self.vap.profile_label!r}. * marks the one `vap` starts with."
+        note = f"The console uses profile {self.services.profile_label!r}. * marks the one `vap` starts with."
         store = self.keystore
         if store is not None and env_api_key(store.env):
             note += f" {ENV_KEY} is set: it overrides every profile's stored key."
@@ -251,7 +252,7 @@ class ProfilesScreen(Screen[None]):
         except ProfilesFileError:
             active = None
         # The first profile added becomes the active one: the console follows it.
-        follow = active is not None and active.name == credentials.profile != self.vap.profile_name
+        follow = active is not None and active.name == credentials.profile != self.services.profile_name
         self.notify(f"Profile {credentials.profile!r} added; key {credentials.masked} kept {where}. "
                     + ("It is the active profile now: the console uses it." if follow else "Press u to use it."))
         self._focus_after_load = credentials.profile
@@ -319,15 +320,14 @@ class ProfilesScreen(Screen[None]):
 
     @work(exclusive=True, group="switch", exit_on_error=False, description="switch profile")
     async def switch_console(self, credentials: ResolvedCredentials) -> None:
-        await self.vap.switch_profile(credentials)
+        await self.services.switch_profile(credentials)
         self.notify(f"Now using profile {credentials.profile!r} ({credentials.source} {credentials.masked}).")
         self.action_reload()
         # The area underneath loads from the new server now, so the top line says whether it
         # answers (rather than "connecting" until Profiles is left) and its rows are the new ones.
         beneath = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
-        reload = getattr(beneath, "reload", None)
-        if callable(reload):
-            reload()
+        if isinstance(beneath, ListScreen):
+            beneath.reload()
 
     # --- removing ---
 
@@ -335,7 +335,7 @@ class ProfilesScreen(Screen[None]):
         name = self.query_one(RowTable).cursor_key
         if name is None or self.keystore is None:
             return
-        if name == self.vap.profile_name:
+        if name == self.services.profile_name:
             self.query_one(Banner).show(
                 f"Profile {name!r} is the one the console uses: switch to another (u) before removing it.",
                 info=True,
@@ -382,4 +382,4 @@ class ProfilesScreen(Screen[None]):
         # Expected failures come back as messages; anything else is a bug shown as one line.
         worker = event.worker
         if worker.error is not None and worker.is_finished:
-            self.vap.worker_failed(worker, self)
+            self.services.worker_failed(worker, self)

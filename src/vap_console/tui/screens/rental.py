@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -26,10 +26,15 @@ from vap_console.api.models import Rental, RentalStatus
 from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, follow_rental, refund_of
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
+from vap_console.tui.services import ApiHost, AreasChanged, ConnectionObserved, host_of
 from vap_console.tui.screens.wizard.rules import same_number
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.timeline import STATUS_LABELS, Timeline
+
+if TYPE_CHECKING:
+    from vap_console.api import VapClient
+    from vap_console.tui.remembered import Remembered
 
 
 def substituted(rental: Rental) -> bool:
@@ -137,18 +142,23 @@ class RentalScreen(Screen[None]):
     # Tests swap this for a faster schedule.
     schedule_factory: Callable[[], PollSchedule] = PollSchedule
 
-    def __init__(self, rental_id: str, *, rental: Rental | None = None) -> None:
+    def __init__(self, rental_id: str, *, rental: Rental | None = None, services: ApiHost | None = None) -> None:
         super().__init__()
+        self._services = services
         self.rental_id = rental_id
         self.rental = rental
         self.polling = False
+
+    @property
+    def services(self) -> ApiHost:
+        return self._services if self._services is not None else host_of(self.app)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="rental-box"):
             yield Static(untrusted.content(f"Rental {self.rental_id}"), id="rental-title")
             yield Banner(id="rental-banner")
             yield Static(untrusted.content(fields_text(self.rental)), id="rental-fields")
-            yield Timeline(self.rental, id="timeline")
+            yield Timeline(self.rental, now=self.services.now, id="timeline")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -174,7 +184,7 @@ class RentalScreen(Screen[None]):
 
     @work(exclusive=True, group="rental-poll", exit_on_error=False)
     async def _poll(self) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.services.client
         first = self.rental if self.rental is not None and self.rental.id == self.rental_id else None
         try:
             async for event in follow_rental(
@@ -198,7 +208,7 @@ class RentalScreen(Screen[None]):
         update = message.update
         self._show(update.rental)
         self._connection(None)
-        _set_connection(self.app, "online")
+        self.post_message(ConnectionObserved("online"))
         if update.status_changed:
             announce(self.app, update.rental)
 
@@ -206,7 +216,7 @@ class RentalScreen(Screen[None]):
     def _trouble(self, message: PollTrouble) -> None:
         self._connection(problem_line(message.failure))
         if message.failure.offline:
-            _set_connection(self.app, "offline")
+            self.post_message(ConnectionObserved("offline"))
 
     @on(PollStopped)
     def _stopped(self, message: PollStopped) -> None:
@@ -231,16 +241,9 @@ class RentalScreen(Screen[None]):
         self.notify(f"Copied {number}.")
 
 
-def _set_connection(app: App[Any], state: str) -> None:
-    if hasattr(app, "connection"):
-        app.connection = state  # type: ignore[attr-defined]
-
-
 def announce(app: App[Any], rental: Rental) -> None:
     """Bell and toast for a status change; the Numbers list, which shows the status too, reloads."""
-    invalidate = getattr(app, "invalidate", None)
-    if invalidate is not None:
-        invalidate("numbers")  # now if it is on screen, else when next shown
+    app.post_message(AreasChanged("numbers"))  # reloaded now if on screen, else when next shown
     message, severity = status_toast(rental)
     app.bell()
     app.notify(message, title="Rental status", severity=severity, timeout=8)  # type: ignore[arg-type]
@@ -256,20 +259,20 @@ def resume_remembered(app: App[Any]) -> None:
     """
     # A profile switch starts over: the old client is about to close.
     app.workers.cancel_group(app, "rental-resume")
-    index = getattr(app, "local_index", None)
+    host = host_of(app)
+    index = host.local_index
     if index is None:
         return
-    app.run_worker(_follow_all(app, index), group="rental-resume", exclusive=True, exit_on_error=False)
+    app.run_worker(_follow_all(app, host, index), group="rental-resume", exclusive=True, exit_on_error=False)
 
 
-async def _follow_all(app: App[Any], index: Any) -> None:
+async def _follow_all(app: App[Any], host: ApiHost, index: Remembered) -> None:
     # A damaged index is set aside by LocalIndex itself; any other failure lands in the app's handler.
     ids = await index.ids("rentals")
-    await asyncio.gather(*(_follow_one(app, rental_id) for rental_id in ids))
+    await asyncio.gather(*(_follow_one(app, host.client, rental_id) for rental_id in ids))
 
 
-async def _follow_one(app: App[Any], rental_id: str) -> None:
-    client = app.client  # type: ignore[attr-defined]
+async def _follow_one(app: App[Any], client: VapClient, rental_id: str) -> None:
     try:
         async for event in follow_rental(
             lambda: client.get_rental(rental_id), schedule=RentalScreen.schedule_factory()

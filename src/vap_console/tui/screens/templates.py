@@ -72,10 +72,10 @@ class TemplatesScreen(ListScreen[AgentTemplate]):
             if agent is not None:
                 # The real service saves a new agent as a draft: say so before a web call finds out.
                 draft = agent.deployed is False
-                where = "6, then D, deploys it on this sandbox" if self.vap.on_sandbox else \
+                where = "6, then D, deploys it on this sandbox" if self.services.on_sandbox else \
                     "deploy it in the dashboard before its first web call"
                 self.notify(f"Created agent {agent.name or agent.ref} from {template.name}"
                             + (f". It is a draft: {where}." if draft else "."))
-                self.vap.invalidate("agents", "variables")
+                self.services.invalidate("agents", "variables")
 
-        self.app.push_screen(CreateAgentScreen(template), created)
+        self.app.push_screen(CreateAgentScreen(template, self.services), created)

@@ -6,7 +6,7 @@ Errors are shown under the field they concern — ours on submit, the server's 4
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +53,8 @@ from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.dialog import Dialog
-from vap_console.tui.submission import Submission
+from vap_console.tui.services import Services, services_of
+from vap_console.api.idempotency import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 
@@ -149,6 +150,14 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
     ]
     AUTO_FOCUS = "#f-name"
 
+    def __init__(self, services: Services | None = None) -> None:
+        super().__init__()
+        self._services = services
+
+    @property
+    def services(self) -> Services:
+        return self._services if self._services is not None else services_of(self.app)
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="tool-form"):
             yield Static("New tool", classes="dialog-title")
@@ -226,7 +235,7 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
         self._submission = Submission()
         # What the form held when it opened: anything else is typed work a close must not lose unasked.
         self._pristine = self.form_values()
-        self.known_variables: set[str] = set(getattr(self.app, "variable_names", set()))
+        self.known_variables: set[str] = set(self.services.names.variables)
         self._update_placeholders()
         self.watch(self.query_one("#tool-form-fields", VerticalScroll), "scroll_y",
                    lambda _: self._say_what_is_below(), init=False)
@@ -237,7 +246,7 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
     @work(exclusive=True, group="variables", exit_on_error=False)
     async def load_variables(self) -> None:
         try:
-            page = await self.app.call_api(lambda c: c.list_variables())  # type: ignore[attr-defined]
+            page = await self.services.call_api(lambda c: c.list_variables())
         except errors.ApiError:
             return  # only the unknown-placeholder hints suffer; the form works without them
         self.known_variables = {v.name for v in page.items}
@@ -483,13 +492,16 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
     @work(exclusive=True, group="create", exit_on_error=False)
     async def create(self, body: ToolCreate) -> None:
         key = self._submission.key_for(body.model_dump_json(by_alias=True))
-        tool = await self.app.call_api(  # type: ignore[attr-defined]
+        tool = await self.services.call_api(
             lambda c: c.create_tool(body, idempotency_key=key)
         )
         self.dismiss(tool)
 
     def retry_create(self) -> None:
         self.action_submit()
+
+    def retry_for(self, group: str) -> Callable[[], object] | None:
+        return self.retry_create if group == "create" else None
 
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         self.query_one("#create", Button).disabled = False

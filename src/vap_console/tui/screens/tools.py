@@ -17,6 +17,7 @@ from vap_console.api.models import Tool, ToolConfig
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight
+from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.numbers import fields_table
@@ -100,9 +101,8 @@ class ToolsScreen(ListScreen[Tool]):
         Binding("d", "delete_tool", "Delete", id="tools.delete", tooltip="Delete the highlighted tool"),
     ]
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.retry_delete: Callable[[], object] | None = None
+    def __init__(self, services: Services | None = None) -> None:
+        super().__init__(services)
 
     async def fetch(self, client: VapClient) -> list[Tool]:
         try:
@@ -110,7 +110,7 @@ class ToolsScreen(ListScreen[Tool]):
             tools = list(page.items)
         except errors.NotSupported:
             tools = [unknown_tool(i) for i in await self.known_ids("tool")]
-        self.vap.tool_names = {t.id: t.name for t in tools}
+        self.services.names.tools = {t.id: t.name for t in tools}
         return tools
 
     def row_of(self, tool: Tool) -> Row:
@@ -133,7 +133,7 @@ class ToolsScreen(ListScreen[Tool]):
 
     def render_detail(self, tool: Tool) -> RenderableType:
         c = tool.config
-        known = set(self.vap.variable_names) | llm_param_names(c.llm_params)
+        known = set(self.services.names.variables) | llm_param_names(c.llm_params)
         auth = c.auth
         auth_text: object = None
         if auth is not None and (auth.type or "none") == "none":
@@ -174,13 +174,13 @@ class ToolsScreen(ListScreen[Tool]):
         def created(tool: Tool | None) -> None:
             if tool is None:
                 return
-            if self.vap.local_index is not None:
-                self.vap.local_index.add("tool", tool.id)
+            if self.services.local_index is not None:
+                self.services.local_index.add("tool", tool.id)
             self.notify(f"Created tool {tool.name}.")
             self.select_after_load = tool.id
-            self.vap.invalidate("tools", "variables")
+            self.services.invalidate("tools", "variables")
 
-        self.app.push_screen(ToolFormScreen(), created)
+        self.app.push_screen(ToolFormScreen(self.services), created)
 
     # --- delete ---
 
@@ -208,9 +208,9 @@ class ToolsScreen(ListScreen[Tool]):
     @work(exclusive=True, group="delete", exit_on_error=False)
     async def delete_tool(self, tool: Tool) -> None:
         # Read by the app when this delete fails: Retry deletes this very tool again.
-        self.retry_delete = partial(self.delete_tool, tool)
-        await self.vap.call_api(lambda c: c.delete_tool(tool.id))
-        if self.vap.local_index is not None:
-            self.vap.local_index.remove("tool", tool.id)
+        self.retries["delete"] = partial(self.delete_tool, tool)
+        await self.services.call_api(lambda c: c.delete_tool(tool.id))
+        if self.services.local_index is not None:
+            self.services.local_index.remove("tool", tool.id)
         self.notify(f"Deleted tool {tool.name}.")
-        self.vap.invalidate("tools", "variables")
+        self.services.invalidate("tools", "variables")

@@ -33,20 +33,20 @@ class VariablesScreen(ListScreen[Variable]):
 
     async def fetch(self, client: VapClient) -> list[Variable]:
         page = await client.list_variables()
-        if any(v.tool_id for v in page.items) and not self.vap.tool_names:
+        if any(v.tool_id for v in page.items) and not self.services.names.tools:
             try:
                 tools = await client.list_tools()
             except errors.ApiError:
                 pass  # names are a nicety: ids still say which tool feeds a variable
             else:
-                self.vap.tool_names = {t.id: t.name for t in tools.items}
-        self.vap.variable_names = {v.name for v in page.items}
+                self.services.names.tools = {t.id: t.name for t in tools.items}
+        self.services.names.variables = {v.name for v in page.items}
         return list(page.items)
 
     def fed_by(self, v: Variable) -> str:
         if not v.tool_id:
             return ""
-        tool = self.vap.tool_names.get(v.tool_id, v.tool_id)
+        tool = self.services.names.tools.get(v.tool_id, v.tool_id)
         return f"{tool} ({v.tool_output})" if v.tool_output else tool
 
     def row_of(self, v: Variable) -> Row:
@@ -58,7 +58,7 @@ class VariablesScreen(ListScreen[Variable]):
             fields_table([
                 ("id", v.id),
                 ("default", v.default_value if v.default_value else Text("(blank)", style="dim")),
-                ("fed by tool", self.vap.tool_names.get(v.tool_id, v.tool_id) if v.tool_id else None),
+                ("fed by tool", self.services.names.tools.get(v.tool_id, v.tool_id) if v.tool_id else None),
                 ("tool id", v.tool_id),
                 ("from output", v.tool_output),
                 ("created", fmt.when(v.created_at)),

@@ -17,6 +17,7 @@ from vap_console.api.models import VoiceEngine
 from vap_console.api.voices import steering, tones_of
 from vap_console.tui import format as fmt
 from vap_console.tui.pairs import cap_string, cap_text, more
+from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.numbers import fields_table
 from vap_console.tui.widgets.rows import Column, Row, make_row
@@ -49,8 +50,8 @@ class VoicesScreen(ListScreen[VoiceEngine]):
         Column("Languages", 40, min_width=12, drop=1),
     )
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, services: Services | None = None) -> None:
+        super().__init__(services)
         self.default_model = ""
 
     async def fetch(self, client: VapClient) -> list[VoiceEngine]:

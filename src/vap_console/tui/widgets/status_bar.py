@@ -10,8 +10,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from vap_console.tui import untrusted
+from vap_console.tui.services import ConnectionState, Services, services_of
 
-CONNECTION_STYLES = {
+CONNECTION_STYLES: dict[ConnectionState, tuple[str, str]] = {
     "connecting": ("◌ connecting", "yellow"),
     "online": ("● online", "green"),
     "offline": ("● offline", "red"),
@@ -37,27 +38,31 @@ class StatusBar(Widget):
     """
 
     area = reactive("")
-    connection = reactive("connecting")
+    connection: reactive[ConnectionState] = reactive("connecting")
 
-    def __init__(self, area: str) -> None:
+    def __init__(self, area: str, services: Services | None = None) -> None:
         super().__init__()
+        self._services = services
         self.set_reactive(StatusBar.area, area)
 
-    def on_mount(self) -> None:
-        self.watch(self.app, "connection", self._sync, init=True)
+    @property
+    def services(self) -> Services:
+        return self._services if self._services is not None else services_of(self.app)
 
-    def _sync(self, value: str) -> None:
+    def on_mount(self) -> None:
+        self.services.follow_connection(self, self._sync, init=True)
+
+    def _sync(self, value: ConnectionState) -> None:
         self.connection = value
 
     def render(self) -> Text:
         """The longest of these that fits: a narrow terminal drops the hint, then the words
         around the names, then cuts the host and profile (with …), never the connection."""
-        app = self.app
+        services = self.services
         label, style = CONNECTION_STYLES.get(self.connection, (self.connection, ""))
         # Profile names and the base URL come from the config file or the environment.
-        profile = untrusted.clean(getattr(app, "profile_label", "") or getattr(app, "profile_name", ""),
-                                  multiline=False)
-        host = untrusted.clean(host_of(getattr(app, "base_url", "")), multiline=False)
+        profile = untrusted.clean(services.profile_label or services.profile_name, multiline=False)
+        host = untrusted.clean(host_of(services.base_url), multiline=False)
         width = self.content_size.width or self.app.size.width
 
         def line(area_prefix: str, profile_prefix: str, sep: str, hint: str,
