@@ -87,7 +87,9 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     # null is treated as not sent, as everywhere in the sandbox.
-    model = tts.get("model") or VOICES["defaultModel"]
+    model = tts.get("model")
+    if model is None:
+        model = VOICES["defaultModel"]
     engine = ENGINES.get(model) if isinstance(model, str) else None
     if engine is None:
         p.add("ttsConfig.model", "must be one of " + ", ".join(ENGINES))
@@ -150,7 +152,9 @@ async def create_agent(request: Request) -> Response:
             value = ""
         texts[field] = value
     tts = _check_tts(p, body.get("ttsConfig"))
-    source = body.get("source") or "blank"
+    source = body.get("source")
+    if source is None:
+        source = "blank"
     if source not in ("template", "blank"):
         p.add("source", "must be template or blank")
     slug = body.get("templateSlug")
