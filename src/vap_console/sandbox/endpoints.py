@@ -7,7 +7,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
+from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of, whole
 from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.calls import find_agent_or_404, require_voice_agents
 from vap_console.sandbox.clock import iso
@@ -120,10 +120,12 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
         value = tts.get(name)
         if value is None:
             value = TTS_DEFAULTS[name]
-        whole = name in ("top_k", "max_new_tokens")
-        ok_type = isinstance(value, int) if whole else isinstance(value, (int, float))
+        is_whole = name in ("top_k", "max_new_tokens")
+        if is_whole and whole(value) is not None:
+            value = whole(value)
+        ok_type = isinstance(value, int) if is_whole else isinstance(value, (int, float))
         if isinstance(value, bool) or not ok_type or not low <= value <= high:
-            kind = "a whole number" if whole else "a number"
+            kind = "a whole number" if is_whole else "a number"
             p.add(f"ttsConfig.{name}", f"must be {kind} from {low} to {high}")
         out[name] = value
     return out

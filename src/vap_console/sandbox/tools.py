@@ -8,6 +8,7 @@ from typing import Any
 
 from vap_console.sandbox.problems import FieldProblems, Problem
 from vap_console.sandbox.state import Account, ToolRecord, VariableRecord
+from vap_console.sandbox.wire import whole
 
 # The whole string: matched with fullmatch, since a `$` also matches before a final newline.
 NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -112,6 +113,7 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
     timeout = config.get("timeoutMs")
     if timeout is None:
         timeout = DEFAULT_TIMEOUT_MS
+    timeout = whole(timeout) if whole(timeout) is not None else timeout
     if isinstance(timeout, bool) or not isinstance(timeout, int) or not (
         TIMEOUT_RANGE[0] <= timeout <= TIMEOUT_RANGE[1]
     ):

@@ -49,6 +49,17 @@ async def read_json(request: Request) -> Any:
     return parse_json(raw)
 
 
+def whole(value: Any) -> int | None:
+    """A JSON whole number (5 or 5.0: the same number in JSON) as an int; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def account_of(request: Request) -> Account:
     return request.scope["state"]["account"]
 
