@@ -112,7 +112,8 @@ def check_tool_document(data: Any) -> tuple[ToolCreate | None, Problems]:
                         ("kind", data.get("kind"))):
         if value is not None and not isinstance(value, str):
             add(path, "must be a string")
-    name = _text(data.get("name"))
+    # The name as it will be sent: a file's "lookup\n" or " lookup" is refused, not sent as is.
+    name = data.get("name") if isinstance(data.get("name"), str) else ""
     for problem in name_problems(name):
         add("name", problem)
     description = _text(data.get("description"))
