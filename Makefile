@@ -24,8 +24,10 @@ test: $(STAMP)
 
 # The random-input test for far longer: SOAK_EVENTS events (50,000 by default), a new seed each run
 # unless MONKEY_SEED is given; the seed is printed first, and a failure is shrunk and replayable.
+# Then Schemathesis against the sandbox with FUZZ_EXAMPLES (300) examples per operation and key.
 soak: $(STAMP)
 	$(BIN)/python -m tests.tui.monkey soak
+	$(BIN)/python -m tests.sandbox.fuzz $${FUZZ_EXAMPLES:-300}
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

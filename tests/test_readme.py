@@ -137,3 +137,26 @@ def test_vap_web_serves_its_one_url_until_ctrl_c() -> None:
         assert page.status == 200 and "textual" in page.read().decode()
     finally:
         assert server.stop() == 0
+
+
+def st_line() -> str:
+    """The README's Schemathesis example against a running sandbox."""
+    return next(line.strip() for line in README.splitlines() if line.startswith("st run http://127.0.0.1:8787/openapi.json"))
+
+
+@pytest.mark.timeout(300)
+def test_the_openapi_example_runs_as_written(tmp_path: Path) -> None:
+    assert ["vap", "sandbox", "openapi"] in vap_commands()
+    printed = run([str(BIN / "vap"), "sandbox", "openapi"])
+    assert printed.returncode == 0 and json.loads(printed.stdout)["openapi"].startswith("3.1")
+    from vap_console.sandbox.server import start_in_thread
+
+    with start_in_thread(rate_limit=10**6) as sandbox:
+        served = json.load(urllib.request.urlopen(f"{sandbox.base_url}/openapi.json", timeout=30))
+        assert served == json.loads(printed.stdout)
+        line = st_line().replace("http://127.0.0.1:8787", sandbox.base_url)
+        args = shlex.split(line)
+        # In a scratch directory: Schemathesis keeps a .schemathesis/ cache where it runs.
+        done = subprocess.run([str(BIN / args[0]), *args[1:]], capture_output=True, text=True, timeout=280,
+                              cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:]

@@ -58,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than loopback"
     )
+    sandbox_sub.add_parser(
+        "openapi", help="print the sandbox's OpenAPI 3.1 document (what GET /openapi.json answers)",
+        description="Print the OpenAPI 3.1 document of every operation the sandbox serves, as JSON, "
+                    "without starting a server.",
+        epilog="example: vap sandbox openapi > vap-sandbox.openapi.json",
+    )
 
     web = sub.add_parser("web", help="serve the console to a browser (textual-serve)")
     web.add_argument("--sandbox", dest="web_sandbox", action="store_true", help="each tab on its own embedded sandbox")
@@ -88,6 +94,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(given)
     profile = getattr(args, "sub_profile", None) or args.profile
     try:
+        if args.command == "sandbox" and args.sandbox_command == "openapi":
+            from vap_console.sandbox.openapi import document_json
+
+            sys.stdout.write(document_json())
+            return EXIT_OK
         if args.command == "sandbox":
             from vap_console.sandbox.server import serve_main
 

@@ -70,6 +70,14 @@ async def test_name_rules(client: httpx.AsyncClient) -> None:
     assert (await client.post("/v1/tools", json={**MINIMAL, "name": "x" * 64})).status_code == 201
 
 
+async def test_a_name_with_a_final_newline_is_refused(client: httpx.AsyncClient) -> None:
+    # re.match with a $ matched before a final newline, so "lookup\n" was taken as a name (issue 18).
+    for bad in ["lookup\n", "lookup\r\n", "look\nup"]:
+        response = await client.post("/v1/tools", json={**MINIMAL, "name": bad})
+        assert error_of(response) == (422, "invalid_request") and locs(response) == {"body.name"}, bad
+    assert (await client.post("/v1/tools", json={**MINIMAL, "name": "lookup"})).status_code == 201
+
+
 async def test_description_is_1_to_1000_characters(client: httpx.AsyncClient) -> None:
     assert locs(await client.post("/v1/tools", json={**MINIMAL, "description": "d" * 1001})) == {"body.description"}
     assert (await client.post("/v1/tools", json={**MINIMAL, "description": "d" * 1000})).status_code == 201

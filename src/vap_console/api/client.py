@@ -1099,8 +1099,9 @@ def _mib(n: int) -> str:
     return f"{n / MIB:g} MiB" if n >= MIB else f"{n:,} bytes"
 
 
-_KEY_CHARS = re.compile(r"^[\x21-\x7e]{1,255}$")
-_API_KEY_CHARS = re.compile(r"^[\x21-\x7e]+$")
+# \Z, not $: a $ also matches before a final newline, which no header can carry.
+_KEY_CHARS = re.compile(r"^[\x21-\x7e]{1,255}\Z")
+_API_KEY_CHARS = re.compile(r"^[\x21-\x7e]+\Z")
 
 
 def _checked_idempotency_key(value: str | None) -> str:

@@ -46,7 +46,7 @@ _MAGIC: tuple[tuple[bytes, FileType], ...] = (
 )
 
 # The spec takes bare digits (as search returns them) or E.164.
-_NUMBER_RE = re.compile(r"^\+?[0-9]{4,15}$")
+_NUMBER_RE = re.compile(r"^\+?[0-9]{4,15}\Z")  # \Z: a $ would let a final newline through
 
 ProgressCallback = Callable[[int, int], object]
 

@@ -23,8 +23,10 @@ from vap_console.api.models import (
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 AUTH_TYPES = ("none", "bearer", "basic", "api_key")
-NAME_RE = re.compile(TOOL_NAME_PATTERN)
-URL_RE = re.compile(r"^https?://\S+$")
+# The spec's patterns mean the whole string; in Python a `$` also matches before a final newline
+# ("lookup\n"), so they end in \Z here and `.match` (as the tool form uses them) checks it all.
+NAME_RE = re.compile(TOOL_NAME_PATTERN.removesuffix("$") + r"\Z")
+URL_RE = re.compile(r"^https?://\S+\Z")
 TIMEOUT_MAX_MS = 600_000
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$", re.IGNORECASE)
 
@@ -110,7 +112,8 @@ def check_tool_document(data: Any) -> tuple[ToolCreate | None, Problems]:
                         ("kind", data.get("kind"))):
         if value is not None and not isinstance(value, str):
             add(path, "must be a string")
-    name = _text(data.get("name"))
+    # The name as it will be sent: a file's "lookup\n" or " lookup" is refused, not sent as is.
+    name = data.get("name") if isinstance(data.get("name"), str) else ""
     for problem in name_problems(name):
         add("name", problem)
     description = _text(data.get("description"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -16,6 +17,7 @@ from vap_console.sandbox import calls, endpoints, phone_numbers
 from vap_console.sandbox.clock import Clock, SystemClock, VirtualClock
 from vap_console.sandbox.faults import FaultInjector, Faults
 from vap_console.sandbox.gateway import Gateway, Idempotency, RateLimiter, monotonic_timer
+from vap_console.sandbox.openapi import DOCUMENT_PATH, openapi_document
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import SandboxState
 from vap_console.sandbox.wire import JSON_BODY_MAX
@@ -50,25 +52,40 @@ class RequestIds:
         await self.app(scope, receive, send_with_id)
 
 
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def _by_method(**handlers: Endpoint) -> Endpoint:
+    """One endpoint for a path that takes several methods. Two Routes on one path would each
+    answer a wrong method with a 405 whose ``Allow`` lists only their own methods."""
+
+    async def dispatch(request: Request) -> Response:
+        method = "GET" if request.method == "HEAD" else request.method
+        return await handlers[method](request)
+
+    return dispatch
+
+
 def _routes() -> list[Route]:
     json_limit = JSON_BODY_MAX + 1
     return [
-        Route("/v1/phone-numbers", phone_numbers.list_rentals, methods=["GET"]),
-        Route("/v1/phone-numbers", phone_numbers.rent_number, methods=["POST"],
-              max_body_size=phone_numbers.UPLOAD_BODY_MAX),
+        Route(DOCUMENT_PATH, openapi_document, methods=["GET"]),
+        # The larger limit is the POST's: a GET has no body.
+        Route("/v1/phone-numbers", _by_method(GET=phone_numbers.list_rentals, POST=phone_numbers.rent_number),
+              methods=["GET", "POST"], max_body_size=phone_numbers.UPLOAD_BODY_MAX),
         Route("/v1/phone-numbers/available", phone_numbers.search_numbers, methods=["GET"]),
         Route("/v1/phone-numbers/requirements", phone_numbers.requirements, methods=["GET"]),
         Route("/v1/phone-numbers/{number_id}", phone_numbers.get_rental, methods=["GET"]),
-        Route("/v1/tools", endpoints.list_tools, methods=["GET"]),
-        Route("/v1/tools", endpoints.create_tool, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/tools", _by_method(GET=endpoints.list_tools, POST=endpoints.create_tool),
+              methods=["GET", "POST"], max_body_size=json_limit),
         Route("/v1/tools/{tool_id}", endpoints.remove_tool, methods=["DELETE"]),
         Route("/v1/variables", endpoints.list_variables, methods=["GET"]),
         Route("/v1/voices", endpoints.list_voices, methods=["GET"]),
         Route("/v1/agents/templates", endpoints.list_templates, methods=["GET"]),
-        Route("/v1/agents", endpoints.list_agents, methods=["GET"]),
-        Route("/v1/agents", endpoints.create_agent, methods=["POST"], max_body_size=json_limit),
-        Route("/v1/agents/{agent_ref}", endpoints.get_agent, methods=["GET"]),
-        Route("/v1/agents/{agent_ref}", endpoints.delete_agent, methods=["DELETE"]),
+        Route("/v1/agents", _by_method(GET=endpoints.list_agents, POST=endpoints.create_agent),
+              methods=["GET", "POST"], max_body_size=json_limit),
+        Route("/v1/agents/{agent_ref}", _by_method(GET=endpoints.get_agent, DELETE=endpoints.delete_agent),
+              methods=["GET", "DELETE"]),
         Route("/v1/agent/limits", calls.agent_limits, methods=["GET"]),
         Route("/v1/webcall", calls.start_webcall, methods=["POST"], max_body_size=json_limit),
         # Sandbox only: the dashboard's Deploy button of the real service.

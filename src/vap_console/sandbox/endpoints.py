@@ -7,6 +7,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from vap_console.sandbox.problems import whole
 from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
 from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.calls import find_agent_or_404, require_voice_agents
@@ -87,7 +88,9 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     # null is treated as not sent, as everywhere in the sandbox.
-    model = tts.get("model") or VOICES["defaultModel"]
+    model = tts.get("model")
+    if model is None:
+        model = VOICES["defaultModel"]
     engine = ENGINES.get(model) if isinstance(model, str) else None
     if engine is None:
         p.add("ttsConfig.model", "must be one of " + ", ".join(ENGINES))
@@ -118,10 +121,12 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
         value = tts.get(name)
         if value is None:
             value = TTS_DEFAULTS[name]
-        whole = name in ("top_k", "max_new_tokens")
-        ok_type = isinstance(value, int) if whole else isinstance(value, (int, float))
+        is_whole = name in ("top_k", "max_new_tokens")
+        if is_whole and whole(value) is not None:
+            value = whole(value)
+        ok_type = isinstance(value, int) if is_whole else isinstance(value, (int, float))
         if isinstance(value, bool) or not ok_type or not low <= value <= high:
-            kind = "a whole number" if whole else "a number"
+            kind = "a whole number" if is_whole else "a number"
             p.add(f"ttsConfig.{name}", f"must be {kind} from {low} to {high}")
         out[name] = value
     return out
@@ -150,7 +155,9 @@ async def create_agent(request: Request) -> Response:
             value = ""
         texts[field] = value
     tts = _check_tts(p, body.get("ttsConfig"))
-    source = body.get("source") or "blank"
+    source = body.get("source")
+    if source is None:
+        source = "blank"
     if source not in ("template", "blank"):
         p.add("source", "must be template or blank")
     slug = body.get("templateSlug")

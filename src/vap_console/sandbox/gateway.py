@@ -15,6 +15,8 @@ from vap_console.sandbox.keys import SANDBOX_KEYS
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import Account, SandboxState
 
+# The only path answered without a key: the sandbox's OpenAPI document (sandbox/openapi.py).
+DOCUMENT_PATH = "/openapi.json"
 WINDOW_SECONDS = 60.0
 IDEMPOTENCY_KEY_MAX = 255
 # The body is read whole to fingerprint it, before any route's own limit applies.
@@ -74,7 +76,7 @@ class Gateway:
         self.limiter = limiter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"] == DOCUMENT_PATH:
             return await self.app(scope, receive, send)
         try:
             account = self._admit(scope)
@@ -122,7 +124,7 @@ class Idempotency:
         self.in_flight: set[tuple[str, str, str]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
+        if scope["type"] != "http" or scope["method"] != "POST" or "account" not in scope.get("state", {}):
             return await self.app(scope, receive, send)
         idem = _header(scope, b"idempotency-key")
         if idem is None:

@@ -72,3 +72,14 @@ def invalid_field(loc: str, message: str) -> Problem:
 
 def not_found(what: str) -> Problem:
     return Problem(404, "not_found", f"No {what} here.")
+
+
+def whole(value: Any) -> int | None:
+    """A JSON whole number (5 or 5.0: the same number in JSON) as an int; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None

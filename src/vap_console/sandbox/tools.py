@@ -8,8 +8,10 @@ from typing import Any
 
 from vap_console.sandbox.problems import FieldProblems, Problem
 from vap_console.sandbox.records import Account, ToolRecord, VariableRecord
+from vap_console.sandbox.problems import whole
 
-NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+# The whole string: matched with fullmatch, since a `$` also matches before a final newline.
+NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 NAME_MAX = 64
 DESCRIPTION_MAX = 1000
 KINDS = ("before_call", "during_call")
@@ -69,7 +71,7 @@ def check_tool(body: Any, account: Account) -> dict[str, Any]:
     if name is not None:
         if len(name) > NAME_MAX:
             p.add("name", f"must be at most {NAME_MAX} characters")
-        elif not NAME_RE.match(name):
+        elif not NAME_RE.fullmatch(name):
             p.add("name", "must start with a letter and hold only letters, digits and underscores")
     description = _text(p, "description", body.get("description"), limit=10**6, required=True)
     if description is not None and not 1 <= len(description) <= DESCRIPTION_MAX:
@@ -95,11 +97,12 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
         p.add("config", "must be an object")
         return {}, {}
     # null is treated as not sent throughout: clients that dump optional fields as null mean that.
-    method = config.get("method") or "GET"
-    if not isinstance(method, str) or method.upper() not in METHODS:
+    method = config.get("method")
+    if method is None:
+        method = "GET"
+    if method not in METHODS:  # exactly as written, as the client's tool rules check it
         p.add("config.method", "must be one of " + ", ".join(METHODS))
         method = "GET"
-    method = method.upper()
     url = _text(p, "config.url", config.get("url"), limit=SHORT_TEXT_MAX, required=True)
     if url is not None and not (url.startswith("https://") or url.startswith("http://")):
         p.add("config.url", "must be an http:// or https:// address")
@@ -110,6 +113,7 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
     timeout = config.get("timeoutMs")
     if timeout is None:
         timeout = DEFAULT_TIMEOUT_MS
+    timeout = whole(timeout) if whole(timeout) is not None else timeout
     if isinstance(timeout, bool) or not isinstance(timeout, int) or not (
         TIMEOUT_RANGE[0] <= timeout <= TIMEOUT_RANGE[1]
     ):

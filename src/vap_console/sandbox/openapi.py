@@ -1,0 +1,290 @@
+"""The sandbox's API as an OpenAPI 3.1 document: ``GET /openapi.json`` (no key needed) and
+``vap sandbox openapi``.
+
+Every operation the sandbox serves is here: the spec's nine, and the extensions marked
+``x-sandbox-extension: true``. The schemas are the client's own models (``openapi_schemas.py``);
+the examples are the seeded sandbox's real answers. Where the spec is silent, the document states
+what the sandbox chose (``x-sandbox-choice``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from vap_console import __version__
+from vap_console.sandbox import inventory, phone_numbers
+from vap_console.sandbox.documents import MAX_BYTES
+from vap_console.sandbox.gateway import DOCUMENT_PATH
+from vap_console.sandbox.openapi_examples import examples
+from vap_console.sandbox.openapi_schemas import REF, component_schemas, requested_number_pattern
+from vap_console.sandbox.wire import JSON_BODY_MAX
+
+__all__ = ["DOCUMENT_PATH", "build_document", "document_json", "openapi_document"]
+
+# Error statuses and codes, as the sandbox answers them.
+UNAUTHORIZED = (401, ["unauthorized"])
+RATE_LIMITED = (429, ["rate_limited"])
+TOO_LARGE = (413, ["payload_too_large"])
+NOT_JSON = (415, ["unsupported_media_type"])
+INVALID = (422, ["invalid_request"])
+NO_AGENTS = (503, ["not_configured"])
+NO_TELEPHONY = (503, ["telephony_not_configured"])
+CHOICES = {
+    "deletes": "Both deletes answer 204 with no body (the spec does not give their status).",
+    "not_found": "agent_not_found and agent_tool_not_found are 404; an unknown rental or path is 404 not_found.",
+    "loc": 'A body that fails as a whole (not JSON, not an object) is reported with loc "body"; a field '
+           'with loc "body.<field>" (dots for nesting, indexes for lists), a query parameter "query.<name>".',
+    "documents": f"Each document file at most 5 MB = {MAX_BYTES} bytes (5 MiB), PDF, JPEG or PNG by its "
+                 f"first bytes; at most {phone_numbers.MAX_DOCUMENTS} documents.",
+    "json_limit": f"A JSON body is at most {JSON_BODY_MAX} bytes (413 payload_too_large beyond).",
+}
+
+
+def _errors(*statuses: tuple[int, list[str]], forbidden: list[str] | None = None) -> dict[str, Any]:
+    """401, 403 and 429 on every operation (spec §4), plus the operation's own."""
+    by_status: dict[int, list[str]] = {}
+    for status, codes in (UNAUTHORIZED, (403, ["forbidden_scope", *(forbidden or [])]), RATE_LIMITED, *statuses):
+        by_status.setdefault(status, []).extend(c for c in codes if c not in by_status.get(status, []))
+    out = {}
+    for status, codes in sorted(by_status.items()):
+        headers = {"Retry-After": {"schema": {"type": "integer"}, "description": "whole seconds"}} \
+            if "rate_limited" in codes else {}
+        out[str(status)] = {
+            "description": ", ".join(codes),
+            **({"headers": headers} if headers else {}),
+            "content": {"application/json": {"schema": {
+                "allOf": [{"$ref": REF.format(model="ErrorBody")}, {"properties": {"code": {"enum": codes}}}],
+            }}},
+        }
+    return out
+
+
+def _json(ref: str | dict[str, Any], example: Any = None) -> dict[str, Any]:
+    schema = {"$ref": REF.format(model=ref)} if isinstance(ref, str) else ref
+    media: dict[str, Any] = {"schema": schema}
+    if example is not None:
+        media["example"] = example
+    return {"application/json": media}
+
+
+def _ok(status: int, description: str, ref: str | None, example: Any = None) -> dict[str, Any]:
+    if ref is None:
+        return {str(status): {"description": description}}
+    return {str(status): {"description": description, "content": _json(ref, example)}}
+
+
+def _path_param(name: str, description: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "description": description,
+            "schema": {"type": "string"}}
+
+
+def _query_params() -> list[dict[str, Any]]:
+    text = {"type": "string", "maxLength": phone_numbers.TEXT_MAX}
+    return [
+        {"name": "countryIso", "in": "query", "schema": text,
+         "description": "IN (the default) is stocked; any other country has no numbers."},
+        {"name": "numberType", "in": "query", "schema": {"enum": ["", *inventory.NUMBER_TYPES]},
+         "description": "Empty is the same as not sent."},
+    ]
+
+
+def _rental_bodies(ex: dict[str, Any]) -> dict[str, Any]:
+    number = {"type": "string", "maxLength": 32, "pattern": requested_number_pattern(),
+              "description": "An Indian number: bare digits (91…) or E.164 (+91…)."}
+    text = {"anyOf": [{"type": "string", "maxLength": phone_numbers.TEXT_MAX}, {"type": "null"}]}
+    documents = {"type": "array", "items": {"$ref": REF.format(model="RentalDocument")},
+                 "maxItems": len(inventory.DOCUMENT_TYPES),
+                 "allOf": [{"contains": {"properties": {"documentTypeId": {"const": t}}}, "minContains": 0,
+                            "maxContains": 1} for t in inventory.DOCUMENT_TYPE_IDS]}
+    payload = {
+        "type": "object",
+        "properties": {
+            "requestedNumber": number,
+            "searchFilters": {"anyOf": [{"type": "object", "properties": {"pattern": text, "city": text}},
+                                        {"type": "null"}]},
+            "endUser": {"anyOf": [{"$ref": REF.format(model="EndUser")}, {"type": "null"}]},
+            "documents": {"anyOf": [documents, {"type": "null"}]},
+        },
+        "required": ["requestedNumber"],
+    }
+    with_documents = {**payload, "required": ["requestedNumber", "endUser", "documents"],
+                      "properties": {**payload["properties"], "endUser": {"$ref": REF.format(model="EndUser")},
+                                     "documents": {**documents, "minItems": len(inventory.DOCUMENT_TYPES)}}}
+    files = len(inventory.DOCUMENT_TYPES)
+    return {
+        "required": True,
+        "description": "Documents sent (multipart), or, for an account whose KYC is already verified "
+                       "(verifiedKyc on the requirements), the plain JSON form. " + CHOICES["documents"],
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "data": {**with_documents, "description": "The rental payload, a JSON document."},
+                        "files": {"type": "array", "minItems": files, "maxItems": files,
+                                  "items": {"type": "string", "format": "binary", "maxLength": MAX_BYTES},
+                                  "description": "One file per documents entry, in the same order: all "
+                                                 "the requirements' document types, once each."},
+                    },
+                    "required": ["data", "files"],
+                },
+                "encoding": {"data": {"contentType": "application/json"},
+                             "files": {"contentType": "application/pdf, image/jpeg, image/png"}},
+            },
+            "application/json": {"schema": payload, "example": ex["rent_request"]},
+        },
+    }
+
+
+def _operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    ext = {"x-sandbox-extension": True}
+    tool_link = {"DeleteTool": {"operationId": "deleteTool", "parameters": {"tool_id": "$response.body#/id"}}}
+    rental_link = {"GetRental": {"operationId": "getRental", "parameters": {"number_id": "$response.body#/id"}}}
+    agent_links = {
+        "GetAgent": {"operationId": "getAgent", "parameters": {"agent_ref": "$response.body#/id"}},
+        "DeployAgent": {"operationId": "deployAgent", "parameters": {"agent_ref": "$response.body#/id"}},
+        "DeleteAgent": {"operationId": "deleteAgent", "parameters": {"agent_ref": "$response.body#/id"}},
+    }
+    call_link = {"StartWebcall": {"operationId": "startWebcall", "requestBody": {"agentId": "$response.body#/id"}}}
+    json_errors = (TOO_LARGE, NOT_JSON, INVALID)
+    rentals = {
+        "get": {**ext, "operationId": "listRentals", "summary": "List rentals, newest first",
+                "responses": _ok(200, "Every rental of the account", "Page_Rental_", ex["rentals"])
+                | _errors()},
+        "post": {"operationId": "rentNumber", "summary": "Rent a number (spec 4.1)",
+                 "requestBody": _rental_bodies(ex),
+                 "responses": {"201": {"description": "The rental", "content": _json("Rental", ex["rental"]),
+                                       "links": rental_link}}
+                 | _errors(TOO_LARGE, NOT_JSON, (402, ["telephony_autopay_required"]),
+                           (422, ["invalid_request", "telephony_document_invalid"]),
+                           (502, ["telephony_sandbox_error"]), NO_TELEPHONY,
+                           forbidden=["telephony_account_ineligible"])},
+    }
+    tools = {
+        "get": {**ext, "operationId": "listTools", "summary": "List tools, built-ins first",
+                "responses": _ok(200, "Every tool", "Page_Tool_", ex["tools"]) | _errors()},
+        "post": {"operationId": "createTool", "summary": "Create a tool (spec 4.2)",
+                 "x-sandbox-choice": "All four body fields are required, and config.url.",
+                 "requestBody": {"required": True, "content": _json("ToolCreate", ex["tool_request"])},
+                 "responses": {"201": {"description": "The tool; a credential is never returned",
+                                       "content": _json("Tool", ex["tool"]), "links": tool_link}}
+                 | _errors(*json_errors, (409, ["tool_name_taken"]))},
+    }
+    agents = {
+        "get": {**ext, "operationId": "listAgents", "summary": "List agents",
+                "responses": _ok(200, "Every agent", "Page_Agent_", ex["agents"]) | _errors(NO_AGENTS)},
+        "post": {**ext, "operationId": "createAgent", "summary": "Create an agent, a draft (named by the spec)",
+                 "requestBody": {"required": True, "content": _json("AgentCreate", ex["agent_request"])},
+                 "responses": {"201": {"description": "The agent, not deployed",
+                                       "content": _json("Agent", ex["agent"]), "links": agent_links}}
+                 | _errors(*json_errors, NO_AGENTS)},
+    }
+    agent_ref = _path_param("agent_ref", "The agent's uuid or its ua_<handle> (sandbox).")
+    return {
+        DOCUMENT_PATH: {"get": {
+            **ext, "operationId": "openapi", "summary": "This document", "security": [],
+            "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {
+                "schema": {"type": "object", "required": ["openapi", "paths"]}}}}},
+        }},
+        "/v1/phone-numbers": rentals,
+        "/v1/phone-numbers/available": {"get": {
+            **ext, "operationId": "searchNumbers", "summary": "Search numbers to rent",
+            "parameters": [*_query_params(), *({"name": n, "in": "query", "description": d,
+                                               "schema": {"type": "string", "maxLength": phone_numbers.TEXT_MAX}}
+                                              for n, d in (("pattern", "digits anywhere in the number"),
+                                                           ("city", "case-insensitive")))],
+            "responses": _ok(200, "Numbers the account does not hold", "Page_AvailableNumber_", ex["available"])
+            | _errors(INVALID, NO_TELEPHONY)}},
+        "/v1/phone-numbers/requirements": {"get": {
+            **ext, "operationId": "rentalRequirements", "summary": "What renting needs",
+            "parameters": _query_params(),
+            "responses": _ok(200, "Requirements", "RentalRequirements", ex["requirements"])
+            | _errors(INVALID, NO_TELEPHONY)}},
+        "/v1/phone-numbers/{number_id}": {"get": {
+            "operationId": "getRental", "summary": "Read a rental and its timeline (named by the spec)",
+            "parameters": [_path_param("number_id", "The rental's id")],
+            "responses": _ok(200, "The rental", "Rental", ex["rental"]) | _errors((404, ["not_found"]))}},
+        "/v1/tools": tools,
+        "/v1/tools/{tool_id}": {"delete": {
+            "operationId": "deleteTool", "summary": "Delete a tool (spec 4.3)",
+            "x-sandbox-choice": CHOICES["deletes"],
+            "parameters": [_path_param("tool_id", "The tool's id")],
+            "responses": _ok(204, "Deleted; variables it fed fall back to their defaults", None)
+            | _errors((404, ["agent_tool_not_found"]), forbidden=["tool_is_default"])}},
+        "/v1/variables": {"get": {
+            "operationId": "listVariables", "summary": "List variables (spec 4.8)",
+            "responses": _ok(200, "Every variable, by name", "Page_Variable_", ex["variables"]) | _errors()}},
+        "/v1/voices": {"get": {
+            "operationId": "listVoices", "summary": "List voices and languages (spec 4.7)",
+            "responses": _ok(200, "The voice engines", "VoiceCatalog", ex["voices"]) | _errors()}},
+        "/v1/agents/templates": {"get": {
+            "operationId": "listTemplates", "summary": "List agent templates (spec 4.5)",
+            "responses": _ok(200, "The templates", "Page_AgentTemplate_", ex["templates"]) | _errors()}},
+        "/v1/agents": agents,
+        "/v1/agents/{agent_ref}": {
+            "get": {**ext, "operationId": "getAgent", "summary": "Read an agent", "parameters": [agent_ref],
+                    "responses": _ok(200, "The agent", "Agent", ex["agent"])
+                    | _errors((404, ["agent_not_found"]), NO_AGENTS)},
+            "delete": {"operationId": "deleteAgent", "summary": "Delete an agent (spec 4.6)",
+                       "x-sandbox-choice": CHOICES["deletes"], "parameters": [agent_ref],
+                       "responses": _ok(204, "Deleted; its number is detached, its calls kept", None)
+                       | _errors((404, ["agent_not_found"]), NO_AGENTS)},
+        },
+        "/v1/agent/limits": {"get": {
+            **ext, "operationId": "agentLimits", "summary": "The account's concurrent-call slots",
+            "responses": _ok(200, "Slots", "AgentLimits", ex["limits"]) | _errors(NO_AGENTS)}},
+        "/v1/webcall": {"post": {
+            "operationId": "startWebcall", "summary": "Start a web call (spec 4.4)",
+            "x-sandbox-choice": "Answers 200; a draft agent is 409 agent_not_deployed.",
+            "requestBody": {"required": True, "content": _json("WebCallRequest", ex["webcall_request"])},
+            "responses": _ok(200, "The session to join", "WebCallSession", ex["webcall"])
+            | _errors(*json_errors, (402, ["access_blocked", "insufficient_balance"]), (404, ["agent_not_found"]),
+                      (409, ["agent_not_deployed"]), (429, ["concurrency_limit_exceeded"]),
+                      (502, ["agent_start_failed"]), NO_AGENTS)}},
+        "/sandbox/agents/{agent_ref}/deploy": {"post": {
+            **ext, "operationId": "deployAgent", "summary": "Deploy an agent (sandbox only: the dashboard's Deploy)",
+            "parameters": [agent_ref],
+            "responses": {"200": {"description": "The agent, deployed", "content": _json("Agent", ex["agent"]),
+                                  "links": call_link}}
+            | _errors((404, ["agent_not_found"]), NO_AGENTS)}},
+    }
+
+
+@functools.cache
+def document_json() -> str:
+    return json.dumps(build_document(), indent=2, ensure_ascii=False) + "\n"
+
+
+def build_document() -> dict[str, Any]:
+    """The whole document, built fresh (the schemas from the client's models)."""
+    ex = examples()
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Voice Agent Platform API (vap-console sandbox)",
+            "version": "1.0.0",
+            "description": "The API as the vap-console sandbox serves it (vap-console "
+                           f"{__version__}). Operations marked x-sandbox-extension are not in the spec. "
+                           + " ".join(CHOICES.values()),
+        },
+        "servers": [{"url": "http://127.0.0.1:8787", "description": "vap sandbox serve"}],
+        "security": [{"bearer": []}],
+        "paths": _operations(ex),
+        "components": {
+            "schemas": component_schemas(),
+            "securitySchemes": {"bearer": {
+                "type": "http", "scheme": "bearer",
+                "description": "Authorization: Bearer <API_KEY>; the sandbox's keys are printed by "
+                               "vap sandbox serve (rk_test_agent0000000000000000000: everything works).",
+            }},
+        },
+    }
+
+
+async def openapi_document(request: Request) -> Response:
+    return Response(document_json(), media_type="application/json")
