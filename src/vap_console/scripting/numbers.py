@@ -119,7 +119,7 @@ def requirements(session: Session, country: str, number_type: str | None) -> Non
 @common
 def rent(session: Session, data_path: str, files: tuple[str, ...], yes: bool) -> None:
     """Rent a number: charges the first month's rent and setup fee to your wallet."""
-    from vap_console.scripting.rent import charge_text, load_application
+    from vap_console.scripting.rent import charge_text, check_against, load_application, requirements
 
     application = load_application(data_path, [Path(f) for f in files])  # Failure: nothing sent
     confirm_money(session, "vap numbers rent", yes=yes)
@@ -129,7 +129,9 @@ def rent(session: Session, data_path: str, files: tuple[str, ...], yes: bool) ->
 
     async def go() -> tuple[Any, Any]:
         async with client:
-            ask_money(session, f"renting {application.number}: {await charge_text(client)}", yes=yes)
+            req = await requirements(client)
+            check_against(application, req)  # Failure: the application is not sent
+            ask_money(session, f"renting {application.number}: {charge_text(req)}", yes=yes)
             # Once: a charge is never resent behind the person's back, not even after a 429.
             rental = await client.rent_number(application, max_retries=0)
             answer = client.last_answer

@@ -1,8 +1,11 @@
 """`vap numbers rent`: the application file read and checked locally, and what renting costs.
 
-The checks are the wizard's and the client's own (``RentalApplication.problems``: number format,
-legal name, one file per document, each file PDF/JPEG/PNG by its first bytes and at most 5 MiB),
-run before any request, so bad input sends nothing and changes nothing.
+The checks are the wizard's own: its field rules (``api/rental_rules.py``: number format, legal
+name, email, the legal formats of PAN and GSTIN with the GSTIN's check character) and the
+client's (``RentalApplication.problems``: one file per document, each file PDF/JPEG/PNG by its
+first bytes and at most 5 MiB), run before any request, so bad input sends nothing and changes
+nothing. What only the server's requirements say (which documents, which of their fields are
+required, lengths) is checked once they are read, still before the application is sent.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from vap_console.api.models import RentalRequirements
 from vap_console.api.money import format_nanos
 from vap_console.api.rental import RentalApplication
+from vap_console.api.rental_rules import application_problems, data_field_value
 from vap_console.scripting.base import EXIT_USAGE, Failure
 
 if TYPE_CHECKING:
@@ -59,20 +64,42 @@ def load_application(path: str, files: list[Path]) -> RentalApplication:
         raise Failure(f"application: {problems}; nothing was sent", EXIT_USAGE) from None
     for document, file in zip(application.documents, files, strict=True):
         document.path = file
-    problems = application.problems()
-    if problems:
-        raise Failure("nothing was sent: " + "; ".join(f"{f}: {m}" for f, m in problems), EXIT_USAGE)
+        # As the wizard sends them: PAN and GSTIN in capitals, whatever case they were written in.
+        document.data_fields = {k: data_field_value(k, v) for k, v in document.data_fields.items()}
+    found = application_problems(application)
+    named = {f for f, _ in found}
+    # The client's own checks repeat the number and the legal name in its words: said once.
+    found += [(f, m) for f, m in application.problems() if f not in named]
+    refuse(found, "nothing was sent")
     return application
 
 
-async def charge_text(client: VapClient) -> str:
-    """What renting charges, as the wizard's review says it; the amount from the requirements."""
+def refuse(problems: list[tuple[str, str]], said: str) -> None:
+    """Failure (exit 2) naming each field and the rule it breaks; nothing when there is none."""
+    if problems:
+        raise Failure(f"{said}: " + "; ".join(f"{f}: {m}" for f, m in problems), EXIT_USAGE)
+
+
+def check_against(application: RentalApplication, req: RentalRequirements | None) -> None:
+    """The rules the server's requirements add (its document types, their required fields and
+    lengths), as the wizard's Documents step applies them; Failure (exit 2) before the POST."""
+    if req is None or req.verified_kyc or not application.documents:
+        return
+    refuse(application_problems(application, req.document_types), "the application was not sent")
+
+
+async def requirements(client: VapClient) -> RentalRequirements | None:
+    """The requirements, or None when the server cannot say (no extension, an error)."""
     from vap_console.api.errors import ApiError
 
     try:
-        req = await client.rental_requirements("IN")
+        return await client.rental_requirements("IN")
     except ApiError:
-        req = None
+        return None
+
+
+def charge_text(req: RentalRequirements | None) -> str:
+    """What renting charges, as the wizard's review says it; the amount from the requirements."""
     rent = req.monthly_rent_nanos if req else None
     setup = req.setup_nanos if req else None
     currency = req.currency if req else None
