@@ -89,3 +89,35 @@ def test_a_hint_the_server_already_gave_is_not_repeated():
     assert str(said_it).lower().count("safe to retry later") == 1
     terse = errors.error_from_body(502, {"error": "Carrier down", "code": "telephony_acme_error"})
     assert str(terse).endswith("Safe to retry later.")
+
+
+@pytest.mark.parametrize(("request_id", "shown"), [
+    # The real service's ids, as long as they come: the first 8 characters, marked as cut.
+    ("7f3c1a2b-9d4e-4f00-8a1b-0123456789ab", "request 7f3c1a2b…"),
+    ("0123456789abcdef0123456789abcdef", "request 01234567…"),
+    # The sandbox's (and any short one): whole.
+    ("sbx_1c9e04a7", "request sbx_1c9e04a7"),
+])
+async def test_the_sentence_names_the_request_for_support(make_client, request_id, shown):
+    body = error_body("agent_tool_not_found", "No tool nope on this account")
+    client, _ = make_client(json_response(404, body, {"x-request-id": request_id}), max_retries=0)
+    with pytest.raises(errors.ApiError) as caught:
+        await client.list_variables()
+    assert caught.value.request_id == request_id  # whole, for the CLI's one line
+    assert caught.value.request_ref == shown
+    assert str(caught.value) == f"No tool nope on this account (HTTP 404, agent_tool_not_found, {shown})."
+
+
+def test_no_request_id_no_mention():
+    error = errors.error_from_body(409, error_body("agent_busy", "The agent is busy"))
+    assert error.request_ref == "" and "request" not in str(error)
+
+
+@pytest.mark.parametrize("hostile", ["[b]x[/b]", "[@click=app.quit]", "abc\x1b[2Jdef", "a b", "x" * 129])
+async def test_an_implausible_request_id_is_never_quoted(make_client, hostile):
+    # The id is shown to people (banners, list states, the CLI's line): only a plausible one is.
+    body = error_body("agent_tool_not_found", "No tool nope")
+    client, _ = make_client(json_response(404, body, {"x-request-id": hostile}), max_retries=0)
+    with pytest.raises(errors.ApiError) as caught:
+        await client.list_variables()
+    assert caught.value.request_id is None and "request" not in str(caught.value)

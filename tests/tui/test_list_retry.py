@@ -75,3 +75,31 @@ async def test_a_stalled_list_says_so_and_offers_retry() -> None:
         # The Retry button is built with the first error: click() waits until it is laid out.
         await click(pilot, "#state-retry")
         await until(pilot, lambda: app.screen.query_one(RowTable).total_count > 0)
+
+
+class RealIds(httpx.AsyncBaseTransport):
+    """The sandbox's answers with the real service's kind of x-request-id (a uuid) in place of its own."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, request_id: str) -> None:
+        self.inner = inner
+        self.request_id = request_id
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        response.headers["x-request-id"] = self.request_id
+        return response
+
+
+async def test_a_list_error_names_the_request_for_support_shortened() -> None:
+    # A refused key makes the list fail; the answer carries a real-service id (a uuid).
+    long_id = "7f3c1a2b-9d4e-4f00-8a1b-0123456789ab"
+    console = build_console(start_screen="tools", api_key="sk_sandbox_revoked", max_retries=0,
+                            transport_wrapper=lambda inner: RealIds(inner, long_id))
+    async with console.app.run_test(size=SIZE) as pilot:
+        app = console.app
+        await settle(pilot, expect_failed_workers=True)
+        state = app.screen.query_one(ListState)
+        await until(pilot, lambda: state.kind == "error")
+        shown = str(state.query_one("#state-text").content)
+        assert "(HTTP 401, unauthorized, request 7f3c1a2b…)" in shown, shown
+        assert long_id not in shown

@@ -70,10 +70,22 @@ class ApiError(Exception):
         self.maybe_applied = self.applied_by_default if maybe_applied is None else maybe_applied
         super().__init__(self._sentence())
 
+    @property
+    def request_ref(self) -> str:
+        """``request <id>`` for a person to quote to support; "" when the server sent no id. An id
+        longer than 12 characters (the real service's) is cut to its first 8 and ``…``: enough
+        to find it, short enough for a banner. The sandbox's (``sbx_`` and 8 hex) fit whole."""
+        rid = self.request_id
+        if not rid:
+            return ""
+        return f"request {rid if len(rid) <= 12 else rid[:8] + '…'}"
+
     def _sentence(self) -> str:
         where = f"HTTP {self.status}, " if self.status else ""
         text = self.message.rstrip(".") if self.message else self.default_message()
-        sentence = f"{text} ({where}{self.code})."
+        # The server's id for this answer: what the console's error states show to quote.
+        ref = f", {self.request_ref}" if self.request_id else ""
+        sentence = f"{text} ({where}{self.code}{ref})."
         # Servers often say the same thing already; repeating it reads as noise.
         if self.hint and self.hint.lower().rstrip(".") not in sentence.lower():
             sentence += f" {self.hint}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import uuid
+import hashlib
 from collections.abc import Awaitable, Callable
 
 from starlette.applications import Starlette
@@ -32,16 +32,27 @@ _HTTP_CODES = {
 
 class RequestIds:
     """Every answer carries ``x-request-id``, as the real service's do, so that a client can quote
-    it to support; outermost, so that the budget's 429 and an injected fault's 5xx carry one too."""
+    it to support; outermost, so that the budget's 429, an injected fault's 5xx and the 404 of an
+    unknown path carry one too.
+
+    Sandbox behaviour (docs/sandbox.md): the ids are deterministic, not random. Each is ``sbx_``
+    and 8 hex digits hashed from the method, the path and how many times this sandbox instance
+    has been asked that method and path (``request_id``): a fresh sandbox asked the same things
+    answers with the same ids, so screenshots of an error state are the same on every run, while
+    within one instance no two answers share an id. The real service's ids are its own.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self._asked: dict[tuple[str, str], int] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = uuid.uuid4().hex.encode()
+        what = (scope.get("method", ""), scope.get("path", ""))
+        self._asked[what] = times = self._asked.get(what, 0) + 1
+        request_id = request_id_for(*what, times).encode()
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -64,6 +75,12 @@ def _by_method(**handlers: Endpoint) -> Endpoint:
         return await handlers[method](request)
 
     return dispatch
+
+
+def request_id_for(method: str, path: str, times: int) -> str:
+    """The sandbox's x-request-id for the ``times``-th ``method path`` asked of one instance."""
+    digest = hashlib.sha256(f"{method} {path} {times}".encode()).hexdigest()
+    return f"sbx_{digest[:8]}"
 
 
 def _routes() -> list[Route]:

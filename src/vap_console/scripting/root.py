@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 import click
 
+from vap_console.literal import clean
 from vap_console.scripting import COMPLETE_VAR
-from vap_console.scripting.agents import agents
 from vap_console.scripting.base import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
@@ -25,15 +25,39 @@ from vap_console.scripting.base import (
     describe,
     profile_option,
 )
-from vap_console.scripting.catalog import templates, variables, voices
-from vap_console.scripting.numbers import numbers
-from vap_console.scripting.tools import tools
-from vap_console.literal import clean
 
+# Each area's module, imported only when that area is asked for: `vap variables list` loads
+# scripting.catalog and not the numbers, agents and tools commands (nor what they import: the
+# rental upload, money formatting, the tool rules). `vap --help` and completion load them all.
+AREA_MODULES = {
+    "numbers": "vap_console.scripting.numbers",
+    "tools": "vap_console.scripting.tools",
+    "variables": "vap_console.scripting.catalog",
+    "voices": "vap_console.scripting.catalog",
+    "templates": "vap_console.scripting.catalog",
+    "agents": "vap_console.scripting.agents",
+}
+
+
+class _LazyAreas(click.Group):
+    """A group whose area subcommands are imported on first use (``AREA_MODULES``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *AREA_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in AREA_MODULES:
+            import importlib
+
+            command = getattr(importlib.import_module(AREA_MODULES[cmd_name]), cmd_name)
+            self.add_command(command, cmd_name)
+        return command
 
 
 @click.group(
     name="vap",
+    cls=_LazyAreas,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=("Example: vap agents list --json\n\nExit codes: 0 done; 1 the API refused or the thing "
             "is missing; 2 usage or credentials; 130 interrupted. See docs/cli.md."),
@@ -58,10 +82,6 @@ def completion(shell: str) -> None:
     cls = get_completion_class(shell)
     assert cls is not None  # the Choice above allows only the shells click knows
     click.echo(cls(root, {}, "vap", COMPLETE_VAR).source())
-
-
-for _group in (numbers, tools, variables, voices, templates, agents):
-    root.add_command(_group)
 
 
 def run(argv: Sequence[str], session: Session | None = None) -> int:
