@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from vap_console.api.models import RentalRequirements
-from vap_console.api.money import format_nanos
+from vap_console.api import rental_form
 from vap_console.api.rental import RentalApplication
 from vap_console.api.rental_rules import application_problems, data_field_value
 from vap_console.scripting.base import EXIT_USAGE, Failure
@@ -100,12 +100,6 @@ async def requirements(client: VapClient) -> RentalRequirements | None:
 
 def charge_text(req: RentalRequirements | None) -> str:
     """What renting charges, as the wizard's review says it; the amount from the requirements."""
-    rent = req.monthly_rent_nanos if req else None
-    setup = req.setup_nanos if req else None
-    currency = req.currency if req else None
-    if rent is None and setup is None:
-        return "the first month's rent (the amount is not known in advance on this server)"
-    parts = [f"first month's rent {format_nanos(rent, currency)}"]
-    if setup is not None:
-        parts.append(f"setup fee {format_nanos(setup, currency)}")
-    return f"{format_nanos((rent or 0) + (setup or 0), currency)} ({' + '.join(parts)})"
+    if req is None:
+        return rental_form.charge_text(None, None, None)
+    return rental_form.charge_text(req.monthly_rent_nanos, req.setup_nanos, req.currency)
