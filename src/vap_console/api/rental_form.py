@@ -10,7 +10,6 @@ is sent again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -18,8 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
-from vap_console.api import errors
-from vap_console.api.client import new_idempotency_key
+from vap_console.api import errors, idempotency
 from vap_console.api.models import EndUser, Rental, SearchFilters
 from vap_console.api.money import format_nanos
 from vap_console.api.rental import (
@@ -152,24 +150,21 @@ class Submission:
 
     def __init__(self, now: Callable[[], datetime]) -> None:
         self._now = now
-        self._idempotency: tuple[str, str] | None = None  # (fingerprint, key)
+        self._keys = idempotency.Submission()
         self.application: RentalApplication | None = None
         self.sent_at: datetime | None = None
         self.lost = "No answer came back"  # why the outcome of the last send is unknown
 
     @property
     def key(self) -> str | None:
-        return self._idempotency[1] if self._idempotency else None
+        return self._keys.key
 
     def key_for(self, application: RentalApplication, sizes: dict[str, int | None]) -> str:
         """The same key while the application is unchanged; a new one once anything changed.
         ``sizes``: each file's size as last checked, so a file replaced by another changes it."""
         files = [(str(d.path), sizes.get(str(d.path))) for d in application.documents]
-        mark = hashlib.sha256(json.dumps([application.payload(), files], sort_keys=True,
-                                         default=str).encode()).hexdigest()
-        if self._idempotency is None or self._idempotency[0] != mark:
-            self._idempotency = (mark, new_idempotency_key())
-        return self._idempotency[1]
+        return self._keys.key_for(json.dumps([application.payload(), files], sort_keys=True,
+                                             default=str))
 
     def start(self, application: RentalApplication, sizes: dict[str, int | None]) -> str:
         """Record a send of ``application`` now; the key to send it with."""
