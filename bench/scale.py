@@ -36,7 +36,6 @@ import math
 import os
 import statistics
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field

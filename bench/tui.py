@@ -74,12 +74,12 @@ def _time_until_marker(argv: list[str], env: dict[str, str]) -> float:
 
 def _numbers_rows() -> list[list[str]]:
     """The Numbers screen's rows, as the console formats them, from a fresh sandbox."""
-    from vap_console.sandbox.app import create_app
-    from vap_console.sandbox.clock import SystemClock
-    from vap_console.sandbox.keys import DEFAULT_KEY
     import httpx
 
     from vap_console.api import VapClient
+    from vap_console.sandbox.app import create_app
+    from vap_console.sandbox.clock import SystemClock
+    from vap_console.sandbox.keys import DEFAULT_KEY
     from vap_console.tui.screens.numbers import NumbersScreen
 
     async def fetch() -> list[list[str]]:

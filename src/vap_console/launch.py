@@ -53,7 +53,9 @@ def _run_on_sandbox(speed: float) -> int:
     try:
         from vap_console.api import VapClient  # first: it keeps httpx's own CLI from loading
 
+        # isort: split
         import httpx
+
         from vap_console.credentials import LocalIndex
         from vap_console.sandbox.keys import DEFAULT_KEY
         from vap_console.tui.app import make_app

@@ -144,7 +144,7 @@ def _console_server_class() -> type:
             """Ask the console to quit; kill it if it has not within STOP_GRACE."""
             try:
                 await asyncio.wait_for(asyncio.shield(self.stop()), STOP_GRACE)
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 pass
             process = self._process
             if process is not None and process.returncode is None:

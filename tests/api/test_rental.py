@@ -10,9 +10,9 @@ import httpx
 import pytest
 from python_multipart.multipart import MultipartParser, parse_options_header
 
+from tests.api.conftest import json_response, wire_rental
 from vap_console.api import RentalApplication, RentalValidationError, detect_file_type
 from vap_console.api.rental import MAX_FILE_BYTES
-from tests.api.conftest import json_response, wire_rental
 
 
 def parse_multipart(request: httpx.Request) -> list[dict]:

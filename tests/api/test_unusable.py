@@ -11,10 +11,10 @@ import h11
 import httpx
 import pytest
 
-from vap_console.api import errors
-from vap_console.api.models import AgentCreate
 from tests.api.conftest import API_KEY, BASE_URL, error_body, json_response, streamed
 from tests.api.methods import METHODS, WITH_BODY, public_methods
+from vap_console.api import errors
+from vap_console.api.models import AgentCreate
 
 
 def test_the_method_table_covers_every_public_method():

@@ -64,7 +64,7 @@ def test_every_route_of_the_sandbox_is_an_operation_and_extensions_are_marked(
               for method in route.methods if method != "HEAD"}
     ops = operations(document)
     assert set(ops) == served
-    assert SPEC_OPERATIONS < served
+    assert served > SPEC_OPERATIONS
     for key, op in ops.items():
         assert op.get("x-sandbox-extension", False) is (key not in SPEC_OPERATIONS), key
         assert op["operationId"] and op["responses"], key

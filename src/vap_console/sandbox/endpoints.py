@@ -7,13 +7,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
-from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.calls import find_agent_or_404, require_voice_agents
+from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.clock import iso
 from vap_console.sandbox.problems import FieldProblems, whole
 from vap_console.sandbox.state import AgentRecord
 from vap_console.sandbox.tools import add_tool, check_tool, declare_variable, delete_tool, variables_in
+from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
 
 AGENT_NAME_MAX = 120
 PROMPT_MAX = 20_000

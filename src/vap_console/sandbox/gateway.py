@@ -9,6 +9,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vap_console.sandbox.keys import SANDBOX_KEYS

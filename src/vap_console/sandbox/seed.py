@@ -12,12 +12,12 @@ from typing import Any
 from vap_console.sandbox import inventory
 from vap_console.sandbox.catalog import template_by_slug
 from vap_console.sandbox.keys import SandboxKey
+from vap_console.sandbox.records import Account, AgentRecord, LedgerEntry, VariableRecord, stable_id
 from vap_console.sandbox.rentals import (
     PURCHASE_ERROR,
     Milestone,
     RentalRecord,
 )
-from vap_console.sandbox.records import Account, AgentRecord, LedgerEntry, VariableRecord, stable_id
 from vap_console.sandbox.tools import add_tool, check_tool
 
 BUILTIN_TOOLS = [

@@ -6,9 +6,8 @@ import re
 from datetime import datetime
 from typing import Any
 
-from vap_console.sandbox.problems import FieldProblems, Problem
+from vap_console.sandbox.problems import FieldProblems, Problem, whole
 from vap_console.sandbox.records import Account, ToolRecord, VariableRecord
-from vap_console.sandbox.problems import whole
 
 # The whole string: matched with fullmatch, since a `$` also matches before a final newline.
 NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")

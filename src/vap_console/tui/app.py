@@ -14,9 +14,9 @@ import asyncio
 import importlib.util
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from urllib.parse import urlsplit
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from urllib.parse import urlsplit
 
 from textual import events, on
 from textual.app import App
@@ -32,15 +32,15 @@ from vap_console.credentials import KeyStore, LocalIndex, env_api_key
 from vap_console.tui import breakpoints
 from vap_console.tui.areas import AREA_HELP, AREAS, LAZY_AREAS, PROFILES_MODULE
 from vap_console.tui.commands import AreaCommands
-from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.connection import MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT, RECONNECT_FIRST, KeepsConnection
 from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInput, describe_error, error_title
+from vap_console.tui.keymap import known_binding_ids
+from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.dialog import Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
-from vap_console.tui.remembered import Remembered
 from vap_console.tui.services import (
     AreasChanged,
     ConnectionObserved,
@@ -158,7 +158,7 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         return self._client
 
     def now(self) -> datetime:
-        return self._clock() if self._clock is not None else datetime.now(timezone.utc)
+        return self._clock() if self._clock is not None else datetime.now(UTC)
 
     # --- life cycle ---
 

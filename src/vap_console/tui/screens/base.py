@@ -28,9 +28,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from datetime import datetime
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.console import RenderableType

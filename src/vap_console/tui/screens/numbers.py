@@ -24,16 +24,16 @@ from vap_console.api.models import Rental, RentalStatus
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs, entry_rows
-from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.services import Services
 from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
 from vap_console.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
-    from vap_console.tui.screens.wizard.earlier import SessionMemory
     from vap_console.api import VapClient
+    from vap_console.tui.screens.wizard.earlier import SessionMemory
 
 def is_uuid(value: str) -> bool:
     try:
