@@ -114,7 +114,7 @@ def start_to_rows() -> tuple[float, float, float]:
     return statistics.median(console), statistics.median(baseline), ratio
 
 
-async def _until(condition, what: str, timeout: float = 30.0) -> None:  # noqa: ANN001
+async def _until(condition, what: str, timeout: float = 30.0) -> None:
     started = time.perf_counter()
     while not condition():
         if time.perf_counter() - started > timeout:
@@ -155,7 +155,7 @@ async def _variables(count: int) -> tuple[float, float, float]:
     frames: list[float] = []
     display = app._display
 
-    def timed_display(screen, renderable) -> None:  # noqa: ANN001 - Textual's private signature
+    def timed_display(screen, renderable) -> None:
         display(screen, renderable)
         if renderable is not None:
             frames.append(time.perf_counter())
@@ -164,7 +164,7 @@ async def _variables(count: int) -> tuple[float, float, float]:
     rows_set: list[float] = []
     set_rows = RowTable.set_rows
 
-    def timed_set_rows(self, rows, keep_key=None) -> None:  # noqa: ANN001
+    def timed_set_rows(self, rows, keep_key=None) -> None:
         set_rows(self, rows, keep_key)
         if len(rows) >= count:
             rows_set.append(time.perf_counter())
@@ -235,7 +235,7 @@ async def _bare_input_keystroke() -> float:
     app = Bare()
     display = app._display
 
-    def timed_display(screen, renderable) -> None:  # noqa: ANN001
+    def timed_display(screen, renderable) -> None:
         display(screen, renderable)
         if renderable is not None:
             frames.append(time.perf_counter())

@@ -35,7 +35,7 @@ def console_main(profile: str | None = None, sandbox: bool = False, speed: float
         return _run_on_profile(profile)
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # the last line of defence: one sentence, no traceback
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one sentence, no traceback
         _say(f"could not run the console: {type(exc).__name__}: {exc}")
         return EXIT_FAILURE
 

@@ -71,7 +71,7 @@ async def test_a_trickling_body_ends_in_timed_out_and_a_get_is_retried(make_clie
 
 
 async def test_a_server_that_never_answers_a_get_is_timed_out(make_client):
-    client, server = make_client(_stalled, request_timeout=0.05, max_retries=0)
+    client, _server = make_client(_stalled, request_timeout=0.05, max_retries=0)
     with pytest.raises(errors.TimedOut) as caught:
         await _bounded(client.list_templates())
     assert "No answer to GET /v1/agents/templates within 0.05 s" in str(caught.value)
@@ -139,7 +139,7 @@ async def test_no_retry_wait_begins_that_would_end_after_the_calls_budget(make_c
 
 
 async def test_a_retry_wait_inside_the_budget_still_happens(make_client, sleeps):
-    client, server = make_client(
+    client, _server = make_client(
         json_response(429, error_body("rate_limited"), {"Retry-After": "3"}),
         json_response(200, PAGE),
         total_timeout=10,

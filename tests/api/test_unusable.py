@@ -89,7 +89,7 @@ async def test_a_login_page_says_to_check_the_base_url_and_names_the_content_typ
 async def test_an_unusable_2xx_to_a_rental_may_have_charged_and_can_be_checked_with_its_key(make_client):
     from vap_console.api import RentalApplication
 
-    client, server = make_client(httpx.Response(201, text="Created"))
+    client, _server = make_client(httpx.Response(201, text="Created"))
     with pytest.raises(errors.UnexpectedResponse) as caught:
         await client.rent_number(RentalApplication(requested_number="+919876500001"),
                                  idempotency_key="submission-1")

@@ -57,7 +57,7 @@ def voices_server() -> Iterator[str]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: object) -> None:
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's signature
             pass  # quiet: the test output is scanned for keys
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -103,7 +103,7 @@ async def test_short_wallet_waits_in_funding_until_autopay_tops_up(client: httpx
     rental = await _rent(client, NUMBER, key="sk_sandbox_short")
     assert rental.status == "funding" and rental.prepaid_nanos == 0
     assert states(rental) == ["active", "pending", "pending", "pending", "pending"]
-    get = lambda: client.get(f"/v1/phone-numbers/{rental.id}", headers=auth("sk_sandbox_short"))  # noqa: E731
+    get = lambda: client.get(f"/v1/phone-numbers/{rental.id}", headers=auth("sk_sandbox_short"))  # noqa: E731 - one line, read where it is used
     sandbox_clock.advance(6)
     topped = Rental.model_validate((await get()).json())
     assert topped.status == "kyc_submitted" and topped.prepaid_nanos > 0

@@ -1106,7 +1106,7 @@ def _visible_point(app: Any, widget: Widget) -> tuple[int, int] | None:
         return None
     try:
         hit, _ = app.get_widget_at(x, y)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - whatever Textual raises for a point off the map: nothing there
         return None
     if hit is widget or widget in hit.ancestors:
         return x, y

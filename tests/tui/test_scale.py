@@ -20,7 +20,10 @@ from vap_console.tui.screens.variables import VariablesScreen
 from vap_console.tui.widgets.rows import RowTable
 
 SIZE = (120, 36)
-SMALL = dict(variables=30, tools=30, rentals=30, agents=30, templates=10, engines=3, descriptions=30, events=2_000)
+SMALL = {
+    "variables": 30, "tools": 30, "rentals": 30, "agents": 30, "templates": 10, "engines": 3, "descriptions": 30,
+    "events": 2_000,
+}
 
 
 @pytest.fixture(autouse=True)

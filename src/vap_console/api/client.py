@@ -43,6 +43,7 @@ The API key is held by a masking auth object: it is in no repr, str, log record 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import functools
 import json as _json
@@ -51,7 +52,7 @@ import random
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from math import isfinite
 from typing import Any, TypeVar, get_origin
@@ -125,7 +126,7 @@ class _BearerAuth(httpx.Auth):
     def secret(self) -> str:
         return self._key
 
-    def auth_flow(self, request: httpx.Request):  # type: ignore[override]
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         request.headers["Authorization"] = "Bearer " + self._key
         yield request
 
@@ -860,10 +861,8 @@ class _Deadlines:
         self.call_end += extra
         scope = self.scope
         if scope is not None and not scope.expired():
-            try:
+            with contextlib.suppress(RuntimeError):  # the scope is closing: nothing left to extend
                 scope.reschedule(self.when)
-            except RuntimeError:  # the scope is closing: nothing left to extend
-                pass
 
 
 # --- validating a large body without holding the GIL for all of it ---

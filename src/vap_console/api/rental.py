@@ -76,7 +76,7 @@ class RentalValidationError(ValueError):
         return [
             message
             for name, message in self.problems
-            if name == field or name.startswith(field + ".") or name.startswith(field + "[")
+            if name == field or name.startswith((field + ".", field + "["))
         ]
 
 

@@ -112,9 +112,9 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
     elif engine is not None and description and not engine["descriptions"]:
         p.add("ttsConfig.description", f"must be empty: {model} is not steered by a description")
     out["description"] = description
-    if engine is not None and isinstance(voice, str) and isinstance(description, str):
-        # An engine steered only by presets needs one; muga needs neither (tone tags are in the text).
-        if engine["voices"] and not engine["descriptions"] and not voice:
+    # An engine steered only by presets needs one; muga needs neither (tone tags are in the text).
+    if (engine is not None and isinstance(voice, str) and isinstance(description, str)
+            and engine["voices"] and not engine["descriptions"] and not voice):
             p.add("ttsConfig.voice", f"is required for {model}: one of {', '.join(engine['voices'])}")
     for name, (low, high) in TTS_NUMBER_RANGES.items():
         value = tts.get(name)

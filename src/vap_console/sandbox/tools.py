@@ -103,7 +103,7 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
         p.add("config.method", "must be one of " + ", ".join(METHODS))
         method = "GET"
     url = _text(p, "config.url", config.get("url"), limit=SHORT_TEXT_MAX, required=True)
-    if url is not None and not (url.startswith("https://") or url.startswith("http://")):
+    if url is not None and not url.startswith(("https://", "http://")):
         p.add("config.url", "must be an http:// or https:// address")
     action = _text(p, "config.action", config.get("action"), limit=64)
     performed = _text(p, "config.performedAction", config.get("performedAction"), limit=64)

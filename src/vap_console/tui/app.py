@@ -11,6 +11,7 @@ place that turns an ApiError into the list's error state, a banner with Retry, o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -206,10 +207,8 @@ class VapApp(KeepsConnection, LiteralApp[int]):
             self.notify(self.settings.problem, title="config.toml", severity="warning")
         for warning in self.start_warnings:
             self.notify(warning, title="API key", severity="warning", timeout=12, markup=False)
-        try:
+        with contextlib.suppress(Exception):  # the start screen's list says why, with Retry
             await self.open_client()
-        except Exception:  # noqa: BLE001 - the start screen's list says why, with Retry
-            pass
 
     async def on_unmount(self) -> None:
         if self.local_index is not None:
@@ -225,7 +224,7 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         if not key or not base_url:
             raise ValueError(f"profile {credentials.profile!r} has no usable key and base URL")
         options = self.settings.client_options()
-        factory = lambda: VapClient(base_url, key, **options)  # noqa: E731
+        factory = lambda: VapClient(base_url, key, **options)  # noqa: E731 - one line, read where it is used
         stack = AsyncExitStack()
         client = await stack.enter_async_context(factory())
         client.on_wait = self._client_waits
@@ -441,7 +440,9 @@ class VapApp(KeepsConnection, LiteralApp[int]):
     def _api_failed(self, failure: ApiFailed) -> None:
         self.show_error(failure.error, retry=failure.retry, screen=failure.origin)
 
-    def show_error(self, error: BaseException, *, retry: Callable[[], object] | None = None, screen: Any = None) -> None:
+    def show_error(
+        self, error: BaseException, *, retry: Callable[[], object] | None = None, screen: Any = None
+    ) -> None:
         message = describe_error(error)
         screen = screen or self.screen
         banners = screen.query(Banner) if screen is not None else []

@@ -323,10 +323,10 @@ class LoginApp(LiteralApp[ResolvedCredentials | None]):
         keyring_failed: bool = False,
     ) -> None:
         super().__init__()
-        self._screen_args = dict(
-            profile=profile, base_url=base_url, reason=reason, verify=verify, cancel_label="Quit",
-            keyring_failed=keyring_failed,
-        )
+        self._screen_args = {
+            "profile": profile, "base_url": base_url, "reason": reason, "verify": verify,
+            "cancel_label": "Quit", "keyring_failed": keyring_failed,
+        }
         self.keystore = keystore
 
     def on_mount(self) -> None:

@@ -163,9 +163,11 @@ class NumbersScreen(ListScreen[Rental]):
             fetched = await asyncio.gather(*(client.get_rental(i) for i in ids), return_exceptions=True)
             # A remembered rental the server no longer knows is skipped and counted, not fatal.
             self.missing = sum(isinstance(r, errors.NotFound) for r in fetched)
-            failure = next((r for r in fetched if isinstance(r, BaseException) and not isinstance(r, errors.NotFound)), None)
+            failure = next(
+                (r for r in fetched if isinstance(r, BaseException) and not isinstance(r, errors.NotFound)), None
+            )
             if failure is not None:
-                raise failure
+                raise failure from None  # the fallback's own failure, not the NotSupported that led here
             return [r for r in fetched if isinstance(r, Rental)]
         self.from_local_index = False
         self.missing = 0
@@ -210,7 +212,7 @@ class NumbersScreen(ListScreen[Rental]):
         timeline.rental = rental
 
     def render_detail(self, r: Rental) -> RenderableType:
-        money = lambda n: fmt.money(n, r.currency)  # noqa: E731
+        money = lambda n: fmt.money(n, r.currency)  # noqa: E731 - one line, read where it is used
         parts: list[RenderableType] = [
             Text("All fields", style="bold underline"),
             fields_table([
@@ -305,7 +307,8 @@ class NumbersScreen(ListScreen[Rental]):
             self.reload()
 
         self.app.push_screen(
-            PromptIdScreen("Add a rental by id", "Rental id (uuid)", "The rental is fetched and remembered for this profile.",
+            PromptIdScreen("Add a rental by id", "Rental id (uuid)",
+                           "The rental is fetched and remembered for this profile.",
                            rule=Function(is_uuid, "a rental id is a uuid, e.g. 0b6c1f7e-3d2a-4c5b-9e8f-1a2b3c4d5e6f"),
                            check=check),
             added,

@@ -103,9 +103,8 @@ def field_for_loc(loc: str) -> str | None:
     path = loc.removeprefix("body.")
     best = None
     for field in FIELDS:
-        if path == field or path.startswith(field + "."):
-            if best is None or len(field) > len(best):
-                best = field
+        if (path == field or path.startswith(field + ".")) and (best is None or len(field) > len(best)):
+            best = field
     return best
 
 
