@@ -487,7 +487,7 @@ class VapClient:
     def _backoff(self, attempt: int) -> float:
         # "Equal jitter": half the exponential step fixed, half random, so waits still grow.
         step = self.backoff_base * (2**attempt)
-        return min(self.retry_after_cap, step / 2 + self._random.uniform(0, step / 2))
+        return float(min(self.retry_after_cap, step / 2 + self._random.uniform(0, step / 2)))
 
     def _clean(self, failure: errors.ApiError, idempotency_key: str | None = None) -> errors.ApiError:
         """The error as raised: the POST's key attached, no trace of the API key (a hostile server
@@ -894,8 +894,9 @@ def _list_fields(model: type[BaseModel]) -> dict[str, tuple[str, TypeAdapter[Any
     """The model's top-level list fields by wire name: (attribute, adapter for the list)."""
     found: dict[str, tuple[str, TypeAdapter[Any]]] = {}
     for name, field in model.model_fields.items():
-        if get_origin(field.annotation) is list:
-            found[field.alias or name] = (name, TypeAdapter(field.annotation))
+        annotation = field.annotation
+        if annotation is not None and get_origin(annotation) is list:
+            found[field.alias or name] = (name, TypeAdapter(annotation))
     return found
 
 

@@ -17,7 +17,7 @@ from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
 
 AGENT_NAME_MAX = 120
 PROMPT_MAX = 20_000
-TTS_NUMBER_RANGES = {
+TTS_NUMBER_RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
     "top_p": (0.0, 1.0),
     "top_k": (1, 1000),
@@ -121,8 +121,9 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
         if value is None:
             value = TTS_DEFAULTS[name]
         is_whole = name in ("top_k", "max_new_tokens")
-        if is_whole and whole(value) is not None:
-            value = whole(value)
+        as_whole = whole(value) if is_whole else None
+        if as_whole is not None:
+            value = as_whole
         ok_type = isinstance(value, int) if is_whole else isinstance(value, (int, float))
         if isinstance(value, bool) or not ok_type or not low <= value <= high:
             kind = "a whole number" if is_whole else "a number"

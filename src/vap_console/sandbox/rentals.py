@@ -51,7 +51,7 @@ def rupees(nanos: int) -> str:
     digits = str(whole)
     if len(digits) > 3:  # Indian grouping: 1,00,000
         head, tail = digits[:-3], digits[-3:]
-        groups = []
+        groups: list[str] = []
         while len(head) > 2:
             groups.insert(0, head[-2:])
             head = head[:-2]

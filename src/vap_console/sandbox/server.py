@@ -109,7 +109,8 @@ class RunningSandbox:
 
     @property
     def state(self) -> SandboxState:
-        return self.app.state.sandbox
+        state: SandboxState = self.app.state.sandbox
+        return state
 
     def stop(self, timeout: float = 5.0) -> None:
         self._server.should_exit = True
