@@ -24,7 +24,7 @@ def main(selected: list[str]) -> int:
             # main() returns an exit code (0 = goals met) or a bool (True = goals met).
             met = outcome if isinstance(outcome, bool) else not outcome
             failed += 0 if met else 1
-        except Exception as exc:  # a broken benchmark must not hide the others' figures
+        except Exception as exc:  # noqa: BLE001 - a broken benchmark must not hide the others' figures
             print(f"bench/{name}.py failed: {exc!r}")
             failed += 1
         print(f"({time.perf_counter() - started:.1f} s)")

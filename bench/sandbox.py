@@ -139,7 +139,7 @@ def main() -> bool:
     sandbox, sandbox_url = _start([
         sys.executable, "-m", "vap_console", "sandbox", "serve", "--port", "0", "--rate-limit", "100000000",
     ])
-    answers = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    answers = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)  # noqa: SIM115 - closed below, read after
     baseline = None
     try:
         with httpx.Client(base_url=sandbox_url, headers=KEY, timeout=60) as sc:

@@ -36,7 +36,6 @@ import math
 import os
 import statistics
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -123,7 +122,7 @@ class Person:
             # Handled, not drawn yet: wait for the screen's next update (up to 1/60 s away)
             # without loading the loop with rounds of callbacks meanwhile.
             drawn = len(self.frames)
-            while len(self.frames) == drawn and self.dirty():
+            while len(self.frames) == drawn and self.dirty():  # noqa: ASYNC110 - Textual draws; no event to await
                 await asyncio.sleep(0.001)
 
     async def _deliver(self, key: str, character: str | None) -> tuple[float, float]:
@@ -307,7 +306,7 @@ def _parse_in_thread() -> None:
 
     original = client_module.VapClient._get_model
 
-    async def _get_model(self, model, path, *, params=None, extension=False):  # noqa: ANN001, ANN202
+    async def _get_model(self, model, path, *, params=None, extension=False):
         response = await self._send("GET", path, params=params, extension=extension)
         if len(response.content) > 64 * 1024:
             return await asyncio.to_thread(self._parse, model, response, f"GET {path}")
@@ -328,7 +327,7 @@ def _parse_in_chunks() -> None:
     from vap_console.api import client as client_module
     from vap_console.tui.screens.base import spare_time
 
-    async def _get_model(self, model, path, *, params=None, extension=False):  # noqa: ANN001, ANN202
+    async def _get_model(self, model, path, *, params=None, extension=False):
         response = await self._send("GET", path, params=params, extension=extension)
         if len(response.content) <= 64 * 1024:
             return self._parse(model, response, f"GET {path}")

@@ -74,12 +74,12 @@ def _time_until_marker(argv: list[str], env: dict[str, str]) -> float:
 
 def _numbers_rows() -> list[list[str]]:
     """The Numbers screen's rows, as the console formats them, from a fresh sandbox."""
-    from vap_console.sandbox.app import create_app
-    from vap_console.sandbox.clock import SystemClock
-    from vap_console.sandbox.keys import DEFAULT_KEY
     import httpx
 
     from vap_console.api import VapClient
+    from vap_console.sandbox.app import create_app
+    from vap_console.sandbox.clock import SystemClock
+    from vap_console.sandbox.keys import DEFAULT_KEY
     from vap_console.tui.screens.numbers import NumbersScreen
 
     async def fetch() -> list[list[str]]:
@@ -114,7 +114,7 @@ def start_to_rows() -> tuple[float, float, float]:
     return statistics.median(console), statistics.median(baseline), ratio
 
 
-async def _until(condition, what: str, timeout: float = 30.0) -> None:  # noqa: ANN001
+async def _until(condition, what: str, timeout: float = 30.0) -> None:
     started = time.perf_counter()
     while not condition():
         if time.perf_counter() - started > timeout:
@@ -155,7 +155,7 @@ async def _variables(count: int) -> tuple[float, float, float]:
     frames: list[float] = []
     display = app._display
 
-    def timed_display(screen, renderable) -> None:  # noqa: ANN001 - Textual's private signature
+    def timed_display(screen, renderable) -> None:
         display(screen, renderable)
         if renderable is not None:
             frames.append(time.perf_counter())
@@ -164,7 +164,7 @@ async def _variables(count: int) -> tuple[float, float, float]:
     rows_set: list[float] = []
     set_rows = RowTable.set_rows
 
-    def timed_set_rows(self, rows, keep_key=None) -> None:  # noqa: ANN001
+    def timed_set_rows(self, rows, keep_key=None) -> None:
         set_rows(self, rows, keep_key)
         if len(rows) >= count:
             rows_set.append(time.perf_counter())
@@ -235,7 +235,7 @@ async def _bare_input_keystroke() -> float:
     app = Bare()
     display = app._display
 
-    def timed_display(screen, renderable) -> None:  # noqa: ANN001
+    def timed_display(screen, renderable) -> None:
         display(screen, renderable)
         if renderable is not None:
             frames.append(time.perf_counter())

@@ -22,7 +22,7 @@ RUNS = 5
 MARKER = "Chennai"  # bench/tui.py's marker: the last seeded rental's city, in its row
 
 
-def _browser_run(page) -> float:  # noqa: ANN001
+def _browser_run(page) -> float:
     from tests.browser import WebServer, open_console, wait_for_text
 
     server = WebServer("--sandbox")

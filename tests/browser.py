@@ -44,7 +44,7 @@ def chromium_path() -> str | None:
 def why_no_browser() -> str | None:
     """Why a browser test cannot run here, or None when it can."""
     try:
-        import playwright.sync_api  # noqa: F401
+        import playwright.sync_api  # noqa: F401 - only whether it imports
     except ImportError:
         return "the playwright package is not installed (`make install` installs it)"
     if chromium_path() is None:

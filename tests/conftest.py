@@ -30,12 +30,12 @@ def sandbox_clock() -> VirtualClock:
 
 
 @pytest.fixture
-def sandbox_app(sandbox_clock: VirtualClock):  # noqa: ANN201 - a Starlette app
+def sandbox_app(sandbox_clock: VirtualClock):  # a Starlette app
     return create_app(clock=sandbox_clock)
 
 
 @pytest.fixture
-def sandbox_transport(sandbox_app) -> httpx.ASGITransport:  # noqa: ANN001
+def sandbox_transport(sandbox_app) -> httpx.ASGITransport:
     return httpx.ASGITransport(app=sandbox_app)
 
 

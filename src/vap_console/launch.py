@@ -35,7 +35,7 @@ def console_main(profile: str | None = None, sandbox: bool = False, speed: float
         return _run_on_profile(profile)
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # the last line of defence: one sentence, no traceback
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one sentence, no traceback
         _say(f"could not run the console: {type(exc).__name__}: {exc}")
         return EXIT_FAILURE
 
@@ -53,7 +53,9 @@ def _run_on_sandbox(speed: float) -> int:
     try:
         from vap_console.api import VapClient  # first: it keeps httpx's own CLI from loading
 
+        # isort: split
         import httpx
+
         from vap_console.credentials import LocalIndex
         from vap_console.sandbox.keys import DEFAULT_KEY
         from vap_console.tui.app import make_app

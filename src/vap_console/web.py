@@ -16,6 +16,7 @@ Each browser tab that opens the URL gets its own console process (`vap --sandbox
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import hmac
 import ipaddress
@@ -91,7 +92,7 @@ def _key_problem(profile: str | None) -> str | None:
         creds = KeyStore().resolve(profile)
     except (CredentialsInputError, ProfilesFileError, KeyringUnavailable) as exc:
         return str(exc)
-    except Exception as exc:  # a keyring that fails: its own sentence, never the key
+    except Exception as exc:  # noqa: BLE001 - a keyring that fails: its own sentence, never the key
         return f"could not read the keyring: {type(exc).__name__}"
     if creds.key is None:
         return f"profile {creds.profile!r} has no API key: run `vap login`, set VAP_API_KEY, or try `vap web --sandbox`"
@@ -142,10 +143,9 @@ def _console_server_class() -> type:
     class TrackedConsole(AppService):
         async def end(self) -> None:
             """Ask the console to quit; kill it if it has not within STOP_GRACE."""
-            try:
+            # a console that cannot stop cleanly, for whatever reason, is killed below
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self.stop()), STOP_GRACE)
-            except (asyncio.TimeoutError, Exception):
-                pass
             process = self._process
             if process is not None and process.returncode is None:
                 process.kill()
@@ -216,7 +216,7 @@ def _console_server_class() -> type:
                 await self._process_messages(websocket, console)
             except asyncio.CancelledError:
                 pass
-            except Exception as exc:  # one line, never a traceback with locals in it
+            except Exception as exc:  # noqa: BLE001 - one line, never a traceback with locals in it
                 _say(f"a console failed: {type(exc).__name__}")
             finally:
                 self.sockets.discard(websocket)
@@ -244,5 +244,5 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-def ConsoleServer(command: str, *, host: str, port: int, max_consoles: int) -> Any:  # noqa: N802
+def ConsoleServer(command: str, *, host: str, port: int, max_consoles: int) -> Any:  # noqa: N802 - a class factory, named as the class it makes
     return _console_server_class()(command, host=host, port=port, max_consoles=max_consoles)

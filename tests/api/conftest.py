@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from vap_console.api.client import VapClient
 from tests.api.loopback import LoopbackServer, loopback_app
+from vap_console.api.client import VapClient
 
 API_KEY = "sk_live_THIS_KEY_MUST_NEVER_LEAK_9f3a"
 BASE_URL = "https://api.example.test"
@@ -200,5 +200,5 @@ def png_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def jpeg_file(tmp_path: Path) -> Path:
     path = tmp_path / "utility-bill.jpg"
-    path.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(0, 100)) * 50 + b"\xff\xd9")
+    path.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(100)) * 50 + b"\xff\xd9")
     return path

@@ -7,9 +7,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tests.api.conftest import STAMP, wire_rental, wire_variable
 from vap_console.api import RentalApplication, VapClient
 from vap_console.api.models import AgentCreate, ToolCreate
-from tests.api.conftest import STAMP, wire_rental, wire_variable
 
 TOOL = {
     "id": "tool_1", "name": "crm_lookup", "description": "Looks up the caller", "kind": "before_call",

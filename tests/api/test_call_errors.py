@@ -4,13 +4,12 @@ checks against the catalogue."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
+from tests.api.conftest import error_body, json_response
 from vap_console.api import errors
 from vap_console.api.models import TtsConfig, VoiceCatalog
 from vap_console.api.voices import steering, tts_problems
-from tests.api.conftest import error_body, json_response
 
 SESSION = {"token": "t.o.k", "host": "wss://media.example", "roomName": "call-" + "a" * 32,
            "callId": "7d1c1c1e-9a57-4c1e-8f50-0c0d0a0b0c01"}

@@ -7,9 +7,9 @@ import json
 import httpx
 import pytest
 
+from tests.api.conftest import API_KEY, BASE_URL, STAMP, error_body, json_response, wire_rental
 from vap_console.api import VapClient, errors
 from vap_console.api.models import AgentCreate, AgentTemplate, ToolCreate
-from tests.api.conftest import API_KEY, BASE_URL, STAMP, error_body, json_response, wire_rental
 
 TEMPLATE = {
     "id": "9d7c0000-0000-4000-8000-000000000001", "slug": "receptionist", "name": "Receptionist",

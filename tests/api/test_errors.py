@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vap_console.api import errors
 from tests.api.conftest import error_body, json_response
+from vap_console.api import errors
 
 SPEC_CODES = [
     (401, "unauthorized", errors.Unauthorized),

@@ -19,15 +19,6 @@ import httpx
 import pytest
 from pydantic import BaseModel, field_validator
 
-from vap_console.api import RentalApplication, VapClient, errors
-from vap_console.api.models import Page, Variable
-from vap_console.api.client import (
-    MAX_RESPONSE_BYTES,
-    MIN_TRANSFER_RATE,
-    REQUEST_TIMEOUT,
-    TOTAL_TIMEOUT,
-    _Answer,
-)
 from tests.api.conftest import (
     API_KEY,
     BASE_URL,
@@ -38,6 +29,15 @@ from tests.api.conftest import (
     wire_rental,
     wire_variable,
 )
+from vap_console.api import RentalApplication, VapClient, errors
+from vap_console.api.client import (
+    MAX_RESPONSE_BYTES,
+    MIN_TRANSFER_RATE,
+    REQUEST_TIMEOUT,
+    TOTAL_TIMEOUT,
+    _Answer,
+)
+from vap_console.api.models import Page, Variable
 
 PAGE = {"items": [wire_variable()], "count": 1}
 
@@ -71,7 +71,7 @@ async def test_a_trickling_body_ends_in_timed_out_and_a_get_is_retried(make_clie
 
 
 async def test_a_server_that_never_answers_a_get_is_timed_out(make_client):
-    client, server = make_client(_stalled, request_timeout=0.05, max_retries=0)
+    client, _server = make_client(_stalled, request_timeout=0.05, max_retries=0)
     with pytest.raises(errors.TimedOut) as caught:
         await _bounded(client.list_templates())
     assert "No answer to GET /v1/agents/templates within 0.05 s" in str(caught.value)
@@ -139,7 +139,7 @@ async def test_no_retry_wait_begins_that_would_end_after_the_calls_budget(make_c
 
 
 async def test_a_retry_wait_inside_the_budget_still_happens(make_client, sleeps):
-    client, server = make_client(
+    client, _server = make_client(
         json_response(429, error_body("rate_limited"), {"Retry-After": "3"}),
         json_response(200, PAGE),
         total_timeout=10,
@@ -366,7 +366,7 @@ async def test_a_body_over_the_threshold_is_parsed_in_a_worker_thread(make_clien
     _PARSED_ON.clear()
     probe = await client._parse(_Probe, _Answer("GET", "GET /probe", 200, "", body, None))
     assert len(probe.text) == size - 12
-    assert (_PARSED_ON != [threading.get_ident()]) is in_thread
+    assert ([threading.get_ident()] != _PARSED_ON) is in_thread
 
 
 async def test_a_large_page_is_validated_in_pieces_off_the_loop(make_client, monkeypatch):

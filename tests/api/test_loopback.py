@@ -6,9 +6,9 @@ import hashlib
 
 import pytest
 
-from vap_console.api import RentalApplication, VapClient, errors
 from tests.api.conftest import API_KEY
 from tests.api.loopback import HangUpServer
+from vap_console.api import RentalApplication, VapClient, errors
 
 
 async def test_multipart_rental_arrives_as_the_server_parses_it(loopback, pdf_file, png_file, tmp_path):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.api.conftest import json_response, wire_rental, wire_variable
 from vap_console.api import errors
 from vap_console.api.models import Rental, RentalStatus, ToolCreate
-from tests.api.conftest import json_response, wire_rental, wire_variable
 
 
 def test_rental_with_unknown_status_extra_fields_and_every_nullable_null_parses():
@@ -65,11 +65,17 @@ def test_tool_credentials_are_sent_but_never_shown():
 
 
 def _wire_samples() -> list[tuple[type, dict]]:
+    from tests.api.conftest import STAMP
     from tests.api.test_endpoints import TEMPLATE, TOOL, VOICES
     from vap_console.api.models import (
-        AgentTemplate, ErrorBody, RentalRequirements, Tool, Variable, VoiceCatalog, WebCallSession,
+        AgentTemplate,
+        ErrorBody,
+        RentalRequirements,
+        Tool,
+        Variable,
+        VoiceCatalog,
+        WebCallSession,
     )
-    from tests.api.conftest import STAMP
 
     compliance = {
         "id": "c1", "carrierComplianceId": None, "status": "in_review", "rejectionReason": None,

@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from tests.api.conftest import wire_rental, wire_variable
+from tests.api.methods import VOICES
 from vap_console.api import client as client_module
 from vap_console.api.client import validate_in_pieces
 from vap_console.api.models import Page, Rental, Variable, VoiceCatalog
-from tests.api.conftest import wire_rental, wire_variable
-from tests.api.methods import VOICES
 
 MODELS = [Page[Variable], Rental, VoiceCatalog]
 GOOD = {

@@ -16,10 +16,10 @@ import httpx
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from vap_console.api import VapClient, errors
-from vap_console.api.client import MAX_RESPONSE_BYTES
 from tests.api.conftest import API_KEY, BASE_URL, Chunks
 from tests.api.methods import METHODS, Method
+from vap_console.api import VapClient, errors
+from vap_console.api.client import MAX_RESPONSE_BYTES
 
 ASCII = st.characters(min_codepoint=32, max_codepoint=126)
 CODES = ["unauthorized", "forbidden_scope", "rate_limited", "telephony_autopay_required",

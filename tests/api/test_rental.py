@@ -3,6 +3,7 @@ as exactly the body the spec describes."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -10,9 +11,9 @@ import httpx
 import pytest
 from python_multipart.multipart import MultipartParser, parse_options_header
 
+from tests.api.conftest import json_response, wire_rental
 from vap_console.api import RentalApplication, RentalValidationError, detect_file_type
 from vap_console.api.rental import MAX_FILE_BYTES
-from tests.api.conftest import json_response, wire_rental
 
 
 def parse_multipart(request: httpx.Request) -> list[dict]:
@@ -134,7 +135,7 @@ async def test_large_files_are_streamed_in_chunks(make_client, tmp_path):
     client, server = make_client(json_response(201, wire_rental()))
     seen: list[int] = []
     await client.rent_number(application(("gst", big)), on_progress=lambda s, t: seen.append(s))
-    steps = [b - a for a, b in zip(seen, seen[1:])]
+    steps = [b - a for a, b in itertools.pairwise(seen)]
     assert max(steps) <= 64 * 1024
     assert len(seen) > 80
     assert parse_multipart(server.requests[0])[1]["data"] == big.read_bytes()
@@ -254,7 +255,7 @@ async def test_a_file_deleted_after_validation_is_reported_on_its_field(make_cli
 
 
 async def test_a_file_that_grows_after_validation_is_not_sent_truncated(make_client, pdf_file):
-    client, server = make_client(json_response(201, wire_rental()))
+    client, _server = make_client(json_response(201, wire_rental()))
 
     def grow(sent: int, total: int) -> None:
         if sent == 0:

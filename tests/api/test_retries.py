@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import httpx
 import pytest
 
+from tests.api.conftest import error_body, json_response, wire_rental, wire_variable
 from vap_console.api import RentalApplication, errors, new_idempotency_key
 from vap_console.api.models import ToolCreate
-from tests.api.conftest import error_body, json_response, wire_rental, wire_variable
 
 PAGE = {"items": [wire_variable()], "count": 1}
 
@@ -193,10 +195,10 @@ async def test_delete_of_an_unknown_tool_is_tool_not_found(make_client):
 
 
 async def test_retry_after_as_an_http_date_is_honoured(make_client, sleeps):
+    from datetime import datetime, timedelta
     from email.utils import format_datetime
-    from datetime import datetime, timedelta, timezone
 
-    when = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=30), usegmt=True)
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
     client, _ = make_client(json_response(503, {"error": "busy", "code": "overloaded"}, {"Retry-After": when}),
                             json_response(200, PAGE))
     await client.list_variables()

@@ -7,10 +7,10 @@ import traceback
 
 import pytest
 
-from vap_console.api import RentalApplication, VapClient, errors
 from tests.api.conftest import API_KEY, json_response
 from tests.api.loopback import HangUpServer
 from tests.net import free_port
+from vap_console.api import RentalApplication, VapClient, errors
 
 
 def test_key_absent_from_repr_and_str_but_last_four_shown():

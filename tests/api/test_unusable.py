@@ -11,10 +11,10 @@ import h11
 import httpx
 import pytest
 
-from vap_console.api import errors
-from vap_console.api.models import AgentCreate
 from tests.api.conftest import API_KEY, BASE_URL, error_body, json_response, streamed
 from tests.api.methods import METHODS, WITH_BODY, public_methods
+from vap_console.api import errors
+from vap_console.api.models import AgentCreate
 
 
 def test_the_method_table_covers_every_public_method():
@@ -89,7 +89,7 @@ async def test_a_login_page_says_to_check_the_base_url_and_names_the_content_typ
 async def test_an_unusable_2xx_to_a_rental_may_have_charged_and_can_be_checked_with_its_key(make_client):
     from vap_console.api import RentalApplication
 
-    client, server = make_client(httpx.Response(201, text="Created"))
+    client, _server = make_client(httpx.Response(201, text="Created"))
     with pytest.raises(errors.UnexpectedResponse) as caught:
         await client.rent_number(RentalApplication(requested_number="+919876500001"),
                                  idempotency_key="submission-1")

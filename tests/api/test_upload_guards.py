@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.api.conftest import API_KEY, BASE_URL, json_response, wire_rental
 from vap_console.api import RentalApplication, VapClient
 from vap_console.api import rental as rental_module
-from tests.api.conftest import API_KEY, BASE_URL, json_response, wire_rental
 
 MB = 1024 * 1024
 DOCUMENT_BYTES = 5 * MB

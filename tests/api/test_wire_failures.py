@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from vap_console.api import VapClient, errors
 from tests.api.conftest import API_KEY
 from tests.api.loopback import RawServer
+from vap_console.api import VapClient, errors
 
 
 def _http(status: str, body: bytes, *headers: str) -> bytes:

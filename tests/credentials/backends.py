@@ -16,7 +16,7 @@ class _TestOnly(keyring.backend.KeyringBackend):
     """Never picked by keyring's own detection: only installed with keyring.set_keyring."""
 
     @properties.classproperty
-    def priority(cls) -> float:
+    def priority(cls) -> float:  # noqa: N805 - keyring's classproperty passes the class
         raise RuntimeError("test-only backend")
 
     def get_password(self, service: str, username: str) -> str | None:

@@ -47,7 +47,7 @@ def voices_server() -> Iterator[str]:
     """spec_server's answers over real HTTP on a free loopback port, for `vap` run as a process."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:  # the stdlib's name
             request = httpx.Request("GET", f"http://127.0.0.1{self.path}", headers=dict(self.headers))
             response = spec_server(request)
             body = response.content
@@ -57,7 +57,7 @@ def voices_server() -> Iterator[str]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: object) -> None:
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's signature
             pass  # quiet: the test output is scanned for keys
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -15,8 +15,8 @@ import pytest
 from vap_console import auth_cli
 from vap_console.credentials import KeyStore, LocalIndex, ProfileStore
 
-from .fake_api import GOOD_KEY, verify_async
 from .backends import FailingKeyring, HangingKeyring, MemoryKeyring
+from .fake_api import GOOD_KEY, verify_async
 
 GOOD = GOOD_KEY
 URL = "https://api.example.com"

@@ -105,7 +105,7 @@ def test_base_urls_are_normalised(url: str, normal: str) -> None:
 def test_a_broken_file_is_reported_with_its_path(tmp_path: Path) -> None:
     store = ProfileStore(tmp_path)
     store.path.write_text("active = \n")
-    with pytest.raises(ProfilesFileError, match="profiles.toml: not valid TOML"):
+    with pytest.raises(ProfilesFileError, match=r"profiles\.toml: not valid TOML"):
         store.load()
 
 

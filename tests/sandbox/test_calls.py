@@ -50,12 +50,12 @@ async def test_an_agent_made_through_the_api_is_a_draft_until_deployed(client: h
 
 
 async def test_a_fifth_concurrent_call_on_four_slots_is_refused_until_one_ends(
-    client: httpx.AsyncClient, sandbox_clock,  # noqa: ANN001
+    client: httpx.AsyncClient, sandbox_clock,
 ) -> None:
     agent = (await _deployed(client))[0]
     limits = (await client.get("/v1/agent/limits")).json()
     assert limits == {"concurrency_limit": 4, "active_requests": 0, "plan": "payg"}
-    for n in range(4):
+    for _n in range(4):
         assert (await client.post("/v1/webcall", json={"agentId": agent["id"]})).status_code == 200
         sandbox_clock.advance(1)
     assert (await client.get("/v1/agent/limits")).json()["active_requests"] == 4
@@ -74,7 +74,7 @@ async def test_a_fifth_concurrent_call_on_four_slots_is_refused_until_one_ends(
     ("noagents", 503, "not_configured"),
 ])
 async def test_account_keys_refuse_web_calls(
-    sandbox_app, sandbox_transport: httpx.ASGITransport, name: str, status: int, code: str,  # noqa: ANN001
+    sandbox_app, sandbox_transport: httpx.ASGITransport, name: str, status: int, code: str,
 ) -> None:
     async with httpx.AsyncClient(transport=sandbox_transport, base_url="http://sandbox",
                                  headers=auth(by_name(name).key)) as c:

@@ -11,7 +11,7 @@ from .conftest import error_of, rental_form
 NUMBER = "+914082959021"
 
 
-async def test_a_repeated_rental_returns_the_first_and_charges_once(client: httpx.AsyncClient, sandbox_app) -> None:  # noqa: ANN001
+async def test_a_repeated_rental_returns_the_first_and_charges_once(client: httpx.AsyncClient, sandbox_app) -> None:
     account = sandbox_app.state.sandbox.account(SANDBOX_KEYS["sk_sandbox_agent"])
     balance = account.balance()
     headers = {"Idempotency-Key": "rent-1"}

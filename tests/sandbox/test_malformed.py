@@ -193,7 +193,7 @@ async def test_fuzzed_bodies_never_crash(client: httpx.AsyncClient) -> None:
         assert response.status_code in (201, 422), (body, response.text[:200])
 
 
-def test_raw_garbage_over_a_real_socket(live_sandbox) -> None:  # noqa: ANN001
+def test_raw_garbage_over_a_real_socket(live_sandbox) -> None:
     """Bytes no HTTP client would send: the server answers 4xx or closes, never 500."""
     host, port = live_sandbox.host, live_sandbox.port
     for raw in [

@@ -64,7 +64,7 @@ def test_every_route_of_the_sandbox_is_an_operation_and_extensions_are_marked(
               for method in route.methods if method != "HEAD"}
     ops = operations(document)
     assert set(ops) == served
-    assert SPEC_OPERATIONS < served
+    assert served > SPEC_OPERATIONS
     for key, op in ops.items():
         assert op.get("x-sandbox-extension", False) is (key not in SPEC_OPERATIONS), key
         assert op["operationId"] and op["responses"], key
@@ -163,8 +163,8 @@ async def test_the_sandbox_answers_validate_against_the_document(
         error = ops[("post", "/v1/tools")]["responses"]["422"]["content"]["application/json"]["schema"]
         validator(document, error).validate(bad.json())
     # and every example in the document is one
-    for (method, path), op in ops.items():
-        for status, response in op["responses"].items():
+    for op in ops.values():
+        for response in op["responses"].values():
             for media in response.get("content", {}).values():
                 if "example" in media:
                     validator(document, media["schema"]).validate(media["example"])

@@ -20,7 +20,7 @@ def states(rental: Rental) -> list[str]:
     return [step.state for step in rental.timeline]
 
 
-def test_full_lifecycle_over_a_real_server(live_sandbox, sandbox_clock: VirtualClock) -> None:  # noqa: ANN001
+def test_full_lifecycle_over_a_real_server(live_sandbox, sandbox_clock: VirtualClock) -> None:
     with httpx.Client(base_url=live_sandbox.base_url, headers=auth(), timeout=10) as c:
         free = Page[AvailableNumber].model_validate(c.get("/v1/phone-numbers/available", params={"city": "Pune"}).json())
         number = next(n for n in free.items if n.number[-4:] not in ("0002", "0003", "0004", "0005"))
@@ -53,7 +53,7 @@ def test_full_lifecycle_over_a_real_server(live_sandbox, sandbox_clock: VirtualC
         assert number.number not in {n["number"] for n in again}
 
 
-async def _rent(client: httpx.AsyncClient, number: str, key: str = "sk_sandbox_agent", **payload) -> Rental:  # noqa: ANN003
+async def _rent(client: httpx.AsyncClient, number: str, key: str = "sk_sandbox_agent", **payload) -> Rental:
     response = await client.post("/v1/phone-numbers", headers=auth(key), **rental_form(number, **payload))
     assert response.status_code == 201, response.text
     return Rental.model_validate(response.json())
@@ -89,7 +89,7 @@ async def test_0004_a_substitute_from_the_same_search_is_bought(client: httpx.As
     assert substituted["substitute"] == rental.number
 
 
-async def test_0005_carrier_refuses_and_nothing_is_charged(client: httpx.AsyncClient, sandbox_app) -> None:  # noqa: ANN001
+async def test_0005_carrier_refuses_and_nothing_is_charged(client: httpx.AsyncClient, sandbox_app) -> None:
     before = len((await client.get("/v1/phone-numbers")).json()["items"])
     account = sandbox_app.state.sandbox.account(SANDBOX_KEYS["sk_sandbox_agent"])
     balance = account.balance()
@@ -103,7 +103,7 @@ async def test_short_wallet_waits_in_funding_until_autopay_tops_up(client: httpx
     rental = await _rent(client, NUMBER, key="sk_sandbox_short")
     assert rental.status == "funding" and rental.prepaid_nanos == 0
     assert states(rental) == ["active", "pending", "pending", "pending", "pending"]
-    get = lambda: client.get(f"/v1/phone-numbers/{rental.id}", headers=auth("sk_sandbox_short"))  # noqa: E731
+    get = lambda: client.get(f"/v1/phone-numbers/{rental.id}", headers=auth("sk_sandbox_short"))  # noqa: E731 - one line, read where it is used
     sandbox_clock.advance(6)
     topped = Rental.model_validate((await get()).json())
     assert topped.status == "kyc_submitted" and topped.prepaid_nanos > 0
@@ -182,7 +182,7 @@ async def test_search_filters_and_finds_the_scenario_numbers(client: httpx.Async
     ],
     ids=["wrong-type", "type-by-content-not-name", "file-count", "missing-type", "too-large"],
 )
-async def test_document_checks(client: httpx.AsyncClient, files, documents, needle: str) -> None:  # noqa: ANN001
+async def test_document_checks(client: httpx.AsyncClient, files, documents, needle: str) -> None:
     response = await client.post("/v1/phone-numbers", **rental_form(NUMBER, files=files, documents=documents))
     assert error_of(response) == (422, "telephony_document_invalid")
     assert needle in response.json()["error"]

@@ -67,13 +67,13 @@ def test_a_port_in_use_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]
     ("kwargs", "needle"),
     [({"faults": "latency=soon"}, "latency"), ({"speed": 0}, "--speed"), ({"rate_limit": 0}, "--rate-limit")],
 )
-def test_bad_options_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], kwargs, needle: str) -> None:  # noqa: ANN001
+def test_bad_options_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], kwargs, needle: str) -> None:
     assert serve_main(port=0, **kwargs) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
 
 
-def test_keep_alive_answers_are_not_held_back_by_nagle(live_sandbox) -> None:  # noqa: ANN001
+def test_keep_alive_answers_are_not_held_back_by_nagle(live_sandbox) -> None:
     """With Nagle on, each keep-alive answer waited ~40 ms for a delayed ACK (a pollster's worst case)."""
     import statistics
     import time

@@ -24,7 +24,7 @@ async def test_seeded_account_lists_parse_as_the_wire_models(sandbox_transport: 
     assert {m.id for m in voices.models} == {"muga", "mulberry", "mulberry-1.6"}
 
 
-def test_live_sandbox_serves_on_loopback(live_sandbox) -> None:  # noqa: ANN001
+def test_live_sandbox_serves_on_loopback(live_sandbox) -> None:
     assert live_sandbox.base_url.startswith("http://127.0.0.1:")
     response = httpx.get(f"{live_sandbox.base_url}/v1/voices", headers=AUTH, timeout=5)
     assert response.status_code == 200

@@ -41,7 +41,7 @@ def kyc_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def make_host(tmp_path: Path, kyc_dir: Path):  # noqa: ANN201 - a factory of Hosts
+def make_host(tmp_path: Path, kyc_dir: Path):  # a factory of Hosts
     def make(key: str = "sk_sandbox_agent", **kwargs) -> Host:
         index = LocalIndex("test", data_dir=tmp_path / "data")
         return Host(key=key, clock=VirtualClock(), index=index, docs_dir=Path("kyc"), **kwargs)

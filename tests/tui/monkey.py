@@ -62,7 +62,7 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,6 @@ from textual import events
 from textual._xterm_parser import XTermParser
 from textual.app import SystemCommand
 from textual.geometry import Size
-from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Input, Select, TextArea
@@ -689,8 +688,8 @@ class Session:
     async def run(self) -> Outcome:
         import functools
 
-        from vap_console.tui.screens import rental as rental_module
         from vap_console.sandbox.server import start_in_thread
+        from vap_console.tui.screens import rental as rental_module
 
         started, cpu = time.monotonic(), time.process_time()
         # Nothing carries over from an earlier session (profiles, remembered rentals, the theme):
@@ -730,7 +729,7 @@ class Session:
                             await self._quit()
                 except HarnessError:
                     raise
-                except Exception as error:  # run_test re-raises the app's exception on the way out
+                except Exception:  # run_test re-raises the app's exception on the way out
                     if app._exception is None:
                         raise
                     if self.outcome.failure is None or self.outcome.failure.kind != "crash":
@@ -1071,7 +1070,6 @@ class Session:
 
     def _discard_question(self) -> bool:
         from vap_console.tui.screens.confirm import ConfirmScreen
-
         from vap_console.tui.screens.wizard.dialogs import Confirm
 
         screen = self.app.screen
@@ -1089,7 +1087,7 @@ def _character(key: str) -> str | None:
     """The character a key name types, as Pilot.press works it out."""
     import unicodedata
 
-    from textual.keys import _character_to_key, _get_unicode_name_from_key
+    from textual.keys import _get_unicode_name_from_key
 
     if len(key) == 1:
         return key
@@ -1108,7 +1106,7 @@ def _visible_point(app: Any, widget: Widget) -> tuple[int, int] | None:
         return None
     try:
         hit, _ = app.get_widget_at(x, y)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - whatever Textual raises for a point off the map: nothing there
         return None
     if hit is widget or widget in hit.ancestors:
         return x, y

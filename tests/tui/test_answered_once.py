@@ -14,7 +14,7 @@ from vap_console.tui.screens.wizard import RentalWizard
 SIZE = (100, 30)
 
 
-def double_click(app, x: int, y: int) -> None:  # noqa: ANN001
+def double_click(app, x: int, y: int) -> None:
     """What a terminal sends for a double click: two presses and releases, delivered at once
     (through the driver's own path, which tracks held buttons)."""
     for kind in (events.MouseMove, events.MouseDown, events.MouseUp, events.MouseDown, events.MouseUp):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 import io
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -11,7 +11,15 @@ import pytest
 from rich.console import Console
 from textual.widgets import Input, Static, TextArea
 
-from tests.tui.console_scenes import web_call, build_console, click, console_with_outage, quiet, run_from_palette, settle
+from tests.tui.console_scenes import (
+    build_console,
+    click,
+    console_with_outage,
+    quiet,
+    run_from_palette,
+    settle,
+    web_call,
+)
 from vap_console.sandbox.state import VariableRecord
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
@@ -28,11 +36,11 @@ from vap_console.tui.widgets.rows import RowTable
 SIZE = (120, 36)
 
 
-def table(app) -> RowTable:  # noqa: ANN001
+def table(app) -> RowTable:
     return app.screen.query_one(RowTable)
 
 
-def column(app, n: int) -> list[str]:  # noqa: ANN001
+def column(app, n: int) -> list[str]:
     rows = table(app)
     return [rows.row_text(i)[n] for i in range(rows.row_count)]
 
@@ -44,16 +52,16 @@ def plain(widget: Static) -> str:
     return console.export_text()
 
 
-def count_text(app) -> str:  # noqa: ANN001
+def count_text(app) -> str:
     return plain(app.screen.query_one("#list-count", Static)).strip()
 
 
-def fed_by(app) -> dict[str, str]:  # noqa: ANN001
+def fed_by(app) -> dict[str, str]:
     """The Variables list as read across: each variable and the tool that feeds it ("" for none)."""
     return dict(zip(column(app, 0), column(app, 2)))
 
 
-def field_error(app, path: str) -> str:  # noqa: ANN001
+def field_error(app, path: str) -> str:
     return app.screen.query_one(f"#err-{path.replace('.', '-')}", FieldError).message
 
 
@@ -161,7 +169,7 @@ async def test_rate_limit_waits_retry_after_then_loads() -> None:
 # --- tools ---
 
 
-async def open_tool_form(pilot) -> ToolFormScreen:  # noqa: ANN001
+async def open_tool_form(pilot) -> ToolFormScreen:
     await pilot.press("n")
     await settle(pilot)
     assert isinstance(pilot.app.screen, ToolFormScreen)
@@ -434,7 +442,7 @@ async def test_quitting_closes_the_client() -> None:
     assert client.closed
 
 
-async def test_an_internal_error_ends_in_one_line_not_a_traceback_with_locals(capsys) -> None:  # noqa: ANN001
+async def test_an_internal_error_ends_in_one_line_not_a_traceback_with_locals(capsys) -> None:
     console = build_console()
 
     def broken() -> None:

@@ -19,7 +19,7 @@ SIZE = (110, 30)
 pytestmark = pytest.mark.usefixtures("xdg_dirs")
 
 
-def top_line(app) -> str:  # noqa: ANN001
+def top_line(app) -> str:
     return str(app.screen.query_one(StatusBar).render())
 
 

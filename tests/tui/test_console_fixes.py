@@ -7,11 +7,18 @@ import io
 import re
 
 import httpx
-
 from rich.console import Console
 from textual.widgets import Button, Static
 
-from tests.tui.console_scenes import web_call, build_console, click, console_with_outage, run_from_palette, settle, until
+from tests.tui.console_scenes import (
+    build_console,
+    click,
+    console_with_outage,
+    run_from_palette,
+    settle,
+    until,
+    web_call,
+)
 from vap_console.tui.screens.agents import AgentsScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.webcall import WebCallConfirm, WebCallScreen
@@ -28,11 +35,11 @@ def plain(widget: Static, width: int = 200) -> str:
     return console.export_text()
 
 
-def table(app) -> RowTable:  # noqa: ANN001
+def table(app) -> RowTable:
     return app.screen.query_one(RowTable)
 
 
-def agent_id(console, prefix: str) -> str:  # noqa: ANN001
+def agent_id(console, prefix: str) -> str:
     return next(a.id for a in console.account.agents.values() if a.name.startswith(prefix))
 
 
@@ -119,7 +126,7 @@ class HoldAfter429(httpx.AsyncBaseTransport):
         return response
 
 
-def status_line(app) -> str:  # noqa: ANN001
+def status_line(app) -> str:
     return str(app.screen.query_one(StatusBar).render())
 
 
@@ -177,7 +184,7 @@ async def test_the_429_banner_counts_down() -> None:
 # --- 8: columns and the detail pane use the width there is; long values wrap, ids whole ---
 
 
-def shown_rows(app) -> list[str]:  # noqa: ANN001
+def shown_rows(app) -> list[str]:
     rows = table(app)
     return [rows.render_line(y).text for y in range(1, rows.row_count + 1)]
 
@@ -242,8 +249,8 @@ async def test_area_keys_and_the_palette_leave_profiles() -> None:
 async def test_numbers_list_shows_the_status_the_rental_screen_saw() -> None:
     from datetime import timedelta
 
-    from vap_console.tui.screens.numbers import NumbersScreen
     from vap_console.sandbox.rentals import Milestone
+    from vap_console.tui.screens.numbers import NumbersScreen
     from vap_console.tui.screens.rental import RentalScreen
 
     console = build_console()
@@ -281,7 +288,7 @@ async def test_numbers_list_shows_the_status_the_rental_screen_saw() -> None:
 # --- 9: add by id checks the id and keeps the dialog (and the id) on a problem ---
 
 
-async def type_id(pilot, value: str) -> None:  # noqa: ANN001
+async def type_id(pilot, value: str) -> None:
     from textual.widgets import Input
 
     box = pilot.app.screen.query_one("#id-input", Input)
@@ -290,7 +297,7 @@ async def type_id(pilot, value: str) -> None:  # noqa: ANN001
     await settle(pilot)
 
 
-def id_error(app) -> str:  # noqa: ANN001
+def id_error(app) -> str:
     from vap_console.tui.widgets.field_error import FieldError
 
     return app.screen.query_one("#id-error", FieldError).message

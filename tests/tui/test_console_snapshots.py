@@ -10,7 +10,7 @@ from tests.tui.console_scenes import SCENES, SIZE
 
 
 @pytest.mark.parametrize("name", sorted(SCENES))
-def test_scene(name: str, snap_compare) -> None:  # noqa: ANN001
+def test_scene(name: str, snap_compare) -> None:
     scene = SCENES[name]
     assert snap_compare(scene.build().app, terminal_size=SIZE, run_before=scene.run)
 

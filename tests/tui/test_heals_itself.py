@@ -13,7 +13,7 @@ from vap_console.tui.widgets.rows import RowTable
 SIZE = (120, 36)
 
 
-def count_line(app) -> str:  # noqa: ANN001
+def count_line(app) -> str:
     return str(app.screen.query_one("#list-count", Static).render())
 
 

@@ -20,7 +20,7 @@ SIZE = (120, 36)
 AREAS = {"1": "numbers", "2": "tools", "3": "variables", "4": "voices", "5": "templates", "6": "agents"}
 
 
-def hostile_console(**options):  # noqa: ANN201 - (Console, Hostile)
+def hostile_console(**options):  # (Console, Hostile)
     made: list[Hostile] = []
 
     def wrap(inner: httpx.AsyncBaseTransport) -> Hostile:

@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 from textual.widgets import Static
 
-from tests.tui.console_scenes import web_call, build_console, settle, until
+from tests.tui.console_scenes import build_console, settle, until, web_call
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.webcall import WebCallScreen
@@ -17,7 +17,7 @@ from vap_console.tui.widgets.key_bar import KeyBar
 SIZE = (120, 36)
 
 
-def help_lines(app) -> list[str]:  # noqa: ANN001
+def help_lines(app) -> list[str]:
     screen = app.screen
     assert isinstance(screen, KeysHelpScreen)
     console = Console(width=110, record=True, file=io.StringIO())
@@ -25,7 +25,7 @@ def help_lines(app) -> list[str]:  # noqa: ANN001
     return [line.rstrip() for line in console.export_text().splitlines()]
 
 
-def title(app) -> str:  # noqa: ANN001
+def title(app) -> str:
     return str(app.screen.query_one(".dialog-title", Static).content)
 
 

@@ -49,7 +49,7 @@ class Stalled(httpx.AsyncBaseTransport):
         if not (self.stall and request.url.path == "/v1/tools"):
             return await self.inner.handle_async_request(request)
 
-        async def trickle():  # noqa: ANN202
+        async def trickle():
             yield b'{"items": ['
             await asyncio.Event().wait()  # the rest never comes
 

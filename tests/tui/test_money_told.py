@@ -12,7 +12,7 @@ from vap_console.tui.widgets.timeline import Timeline
 CHARGE = 1_180_000_000_000  # ₹1,180.00 in nanos
 
 
-def shown(rental) -> str:  # noqa: ANN001
+def shown(rental) -> str:
     return " ".join(Timeline(rental, now=lambda: NOW).render().plain.split())
 
 

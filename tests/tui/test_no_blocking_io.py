@@ -51,7 +51,7 @@ sys.addaudithook(_hook)  # hooks cannot be removed: it does nothing while WATCH.
 
 
 @pytest.fixture
-def blocking_io(tmp_path: Path):  # noqa: ANN201
+def blocking_io(tmp_path: Path):
     """Starts recording file I/O on this thread (where the console's event loop runs)."""
     WATCH.root, WATCH.seen = str(tmp_path.resolve()), []
     yield WATCH

@@ -3,8 +3,6 @@ verified for real (GET /v1/voices) and kept in an in-memory keyring."""
 
 from __future__ import annotations
 
-import tomllib
-
 import keyring.errors
 import pytest
 from textual.widgets import Input

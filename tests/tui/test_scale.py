@@ -20,7 +20,10 @@ from vap_console.tui.screens.variables import VariablesScreen
 from vap_console.tui.widgets.rows import RowTable
 
 SIZE = (120, 36)
-SMALL = dict(variables=30, tools=30, rentals=30, agents=30, templates=10, engines=3, descriptions=30, events=2_000)
+SMALL = {
+    "variables": 30, "tools": 30, "rentals": 30, "agents": 30, "templates": 10, "engines": 3, "descriptions": 30,
+    "events": 2_000,
+}
 
 
 @pytest.fixture(autouse=True)
@@ -42,21 +45,21 @@ def plain(widget: Static, width: int = 200) -> str:
     return console.export_text()
 
 
-def table(app) -> RowTable:  # noqa: ANN001
+def table(app) -> RowTable:
     return app.screen.query_one(RowTable)
 
 
-def count_text(app) -> str:  # noqa: ANN001
+def count_text(app) -> str:
     return plain(app.screen.query_one("#list-count", Static)).strip()
 
 
-async def open_on(seed: dict[str, bytes], area: str, **sizes: int):  # noqa: ANN202
+async def open_on(seed: dict[str, bytes], area: str, **sizes: int):
     bodies = huge_bodies(seed, Sizes(**{**SMALL, **sizes}))
     console = build_console(start_screen=area, transport_wrapper=serving(bodies, latency=0.0))
     return console, bodies
 
 
-async def move_to(pilot, key: str) -> None:  # noqa: ANN001
+async def move_to(pilot, key: str) -> None:
     rows = table(pilot.app)
     for _ in range(rows.row_count):
         if rows.cursor_key == key:
@@ -67,7 +70,7 @@ async def move_to(pilot, key: str) -> None:  # noqa: ANN001
     raise AssertionError(f"no row {key}")
 
 
-async def test_fifty_thousand_variables_are_counted_browsed_and_filtered(seed) -> None:  # noqa: ANN001
+async def test_fifty_thousand_variables_are_counted_browsed_and_filtered(seed) -> None:
     console, _ = await open_on(seed, "variables", variables=50_000)
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
@@ -93,14 +96,14 @@ async def test_fifty_thousand_variables_are_counted_browsed_and_filtered(seed) -
         assert rows.cursor_key == "20000000-0000-4000-8000-000000049995"
 
 
-async def test_a_key_pressed_while_fifty_thousand_rows_are_built_is_answered_before_they_are_done(seed) -> None:  # noqa: ANN001
+async def test_a_key_pressed_while_fifty_thousand_rows_are_built_is_answered_before_they_are_done(seed) -> None:
     console, _ = await open_on(seed, "numbers", variables=50_000)
     app = console.app
     built: list[int] = []
     answered_at: list[int] = []
     original = VariablesScreen.row_of
 
-    def row_of(self, v):  # noqa: ANN001, ANN202
+    def row_of(self, v):
         built.append(1)
         if len(built) == 100:
             # The person presses / (filter) while the rows are being built.
@@ -128,7 +131,7 @@ async def test_a_key_pressed_while_fifty_thousand_rows_are_built_is_answered_bef
         VariablesScreen.row_of = original  # type: ignore[method-assign]
 
 
-async def test_a_ten_thousand_character_description_shows_capped_with_the_rest_counted(seed) -> None:  # noqa: ANN001
+async def test_a_ten_thousand_character_description_shows_capped_with_the_rest_counted(seed) -> None:
     console, bodies = await open_on(seed, "tools")
     tool = next(t for t in json.loads(bodies["tools"])["items"] if t["id"].endswith("000000000001"))
     description = tool["description"]
@@ -147,7 +150,7 @@ async def test_a_ten_thousand_character_description_shows_capped_with_the_rest_c
         assert description[:40] in detail and description[-40:] not in detail
 
 
-async def test_a_voice_engine_with_thirty_long_style_descriptions_shows_the_first_and_counts_the_rest(seed) -> None:  # noqa: ANN001
+async def test_a_voice_engine_with_thirty_long_style_descriptions_shows_the_first_and_counts_the_rest(seed) -> None:
     console, _ = await open_on(seed, "voices")
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
@@ -161,7 +164,7 @@ async def test_a_voice_engine_with_thirty_long_style_descriptions_shows_the_firs
         assert len(detail) < 20_000
 
 
-async def test_a_rental_with_two_thousand_events_shows_the_first_and_last_and_counts_the_rest(seed) -> None:  # noqa: ANN001
+async def test_a_rental_with_two_thousand_events_shows_the_first_and_last_and_counts_the_rest(seed) -> None:
     console, bodies = await open_on(seed, "numbers")
     rental = json.loads(bodies["numbers"])["items"][5]
     count = len(rental["events"])
@@ -180,7 +183,7 @@ async def test_a_rental_with_two_thousand_events_shows_the_first_and_last_and_co
         assert " ".join(rental["events"][-1]["note"][:30].split()) in detail
 
 
-async def test_a_long_detail_scrolls_with_the_keys_and_starts_at_the_top_for_the_next_row(seed) -> None:  # noqa: ANN001
+async def test_a_long_detail_scrolls_with_the_keys_and_starts_at_the_top_for_the_next_row(seed) -> None:
     console, bodies = await open_on(seed, "agents")
     long_agent = json.loads(bodies["agents"])["items"][1]  # 10,000-character name, greeting, instruction
     app = console.app

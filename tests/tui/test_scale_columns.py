@@ -114,7 +114,7 @@ def unfreeze():
     gc.unfreeze()  # a big page froze the objects alive then; give them back to the collector
 
 
-async def test_the_console_lines_up_names_in_devanagari_cjk_and_emoji(unfreeze) -> None:  # noqa: ANN001
+async def test_the_console_lines_up_names_in_devanagari_cjk_and_emoji(unfreeze) -> None:
     seed = await seed_bodies()
     bodies = huge_bodies(seed, Sizes(variables=300, tools=40, rentals=40, agents=40, templates=10, engines=3,
                                      descriptions=3, events=50, long=2_000))

@@ -27,12 +27,12 @@ LARGE = (200, 50)
 
 
 @pytest.mark.parametrize("name", sorted(SCENES))
-def test_snapshot_scene_80x24(name: str, snap_compare) -> None:  # noqa: ANN001
+def test_snapshot_scene_80x24(name: str, snap_compare) -> None:
     scene = SCENES[name]
     assert snap_compare(scene.build().app, terminal_size=SMALL, run_before=scene.run)
 
 
-def test_snapshot_login_80x24(snap_compare) -> None:  # noqa: ANN001
+def test_snapshot_login_80x24(snap_compare) -> None:
     app = LoginApp(KeyStore(backend=MemoryKeyring()), profile="default",
                    reason="No profile yet: enter a name, the API's base URL and an API key.",
                    verify=verify_async)
@@ -40,17 +40,17 @@ def test_snapshot_login_80x24(snap_compare) -> None:  # noqa: ANN001
 
 
 def lines_of(table: RowTable) -> list[str]:
-    return [table.render_line(y).text for y in range(0, table.row_count + 1)]
+    return [table.render_line(y).text for y in range(table.row_count + 1)]
 
 
-def bar_entries(app) -> list[str]:  # noqa: ANN001
+def bar_entries(app) -> list[str]:
     """What the key bar shows, entry by entry (`key description`)."""
     bar = app.screen.query_one(KeyBar)
     text = bar.render().plain
     return [text[start:end].strip().lstrip("▏").strip() for start, end, _ in bar._spans]
 
 
-def assert_bar_whole(app, width: int) -> None:  # noqa: ANN001
+def assert_bar_whole(app, width: int) -> None:
     """Every entry of the key bar is a key and whole words from its description, and `?` is there."""
     bar = app.screen.query_one(KeyBar)
     shown, palette = bar._keys()

@@ -87,7 +87,7 @@ STEPS = {
 
 
 @pytest.mark.parametrize("name", list(STEPS))
-def test_snapshot_80x24(snap_compare, make_host, name) -> None:  # noqa: ANN001
+def test_snapshot_80x24(snap_compare, make_host, name) -> None:
     async def run(pilot) -> None:
         await STEPS[name](pilot)
         await (settle_picker if name == "file_picker" else settle)(pilot)

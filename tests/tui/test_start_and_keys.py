@@ -13,9 +13,8 @@ from textual.binding import Binding
 from tests.tui.console_scenes import build_console, quiet, settle, until
 from vap_console.tui.pairs import Pairs
 from vap_console.tui.screens import base
-from vap_console.tui.screens.base import FIRST_PAINT_WAIT
-from vap_console.tui.widgets import list_state
 from vap_console.tui.settings import Settings
+from vap_console.tui.widgets import list_state
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.list_state import ListState
 from vap_console.tui.widgets.rows import RowTable
@@ -36,12 +35,12 @@ class Slow(httpx.AsyncBaseTransport):
         return await self.inner.handle_async_request(request)
 
 
-def record_frames(app) -> list[str]:  # noqa: ANN001
+def record_frames(app) -> list[str]:
     """Each frame the app draws, as the screen it shows: the loading state, or the rows."""
     frames: list[str] = []
     display = app._display
 
-    def recorded(screen, renderable) -> None:  # noqa: ANN001 - Textual's private signature
+    def recorded(screen, renderable) -> None:  # Textual's private signature
         display(screen, renderable)
         if renderable is not None and screen.is_mounted:
             states = screen.query(ListState)
@@ -52,7 +51,7 @@ def record_frames(app) -> list[str]:  # noqa: ANN001
     return frames
 
 
-async def test_a_quick_server_the_first_screen_appears_with_its_rows_not_a_loading_flash(monkeypatch) -> None:  # noqa: ANN001
+async def test_a_quick_server_the_first_screen_appears_with_its_rows_not_a_loading_flash(monkeypatch) -> None:
     # "Quick" is whatever comes within the waits; long waits keep a loaded test machine quick enough.
     monkeypatch.setattr(base, "FIRST_PAINT_WAIT", 10.0)
     monkeypatch.setattr(list_state, "SPINNER_DELAY", 10.0)
@@ -81,7 +80,7 @@ async def test_a_slow_server_the_loading_state_shows_after_the_short_wait() -> N
         assert frames[-1] == "rows"
 
 
-def bar_text(app) -> str:  # noqa: ANN001
+def bar_text(app) -> str:
     bar = app.screen.query_one(KeyBar)
     return bar.render().plain
 

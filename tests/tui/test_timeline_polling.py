@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.tui.test_timeline import make_rental
 from vap_console.api.errors import (
     CarrierError,
     ConnectionFailed,
@@ -18,7 +19,6 @@ from vap_console.api.polling import (
     follow_rental,
     one_line_timeline,
 )
-from tests.tui.test_timeline import make_rental
 
 
 def test_fast_after_a_change_then_slower_while_waiting_up_to_the_ceiling():

@@ -58,7 +58,7 @@ def test_a_cleaned_rich_text_keeps_its_styles(value: str, start: int, end: int) 
         assert cleaned.get_style_at_offset(untrusted_console(), at).bold
 
 
-def untrusted_console():  # noqa: ANN201
+def untrusted_console():
     from rich.console import Console
 
     return Console()

@@ -31,19 +31,19 @@ def plain(widget: Static, width: int = 200) -> str:
     return out.export_text()
 
 
-def screen_text(app) -> str:  # noqa: ANN001
+def screen_text(app) -> str:
     return "\n".join(plain(w) for w in app.screen.query(Static))
 
 
-def banner(app) -> str:  # noqa: ANN001
+def banner(app) -> str:
     return app.screen.query_one(Banner).message
 
 
-def rows(app) -> RowTable:  # noqa: ANN001
+def rows(app) -> RowTable:
     return app.screen.query_one(RowTable)
 
 
-def agent_id(console, prefix: str) -> str:  # noqa: ANN001
+def agent_id(console, prefix: str) -> str:
     return next(a.id for a in console.account.agents.values() if a.name.startswith(prefix))
 
 
@@ -62,7 +62,7 @@ class Recorder(httpx.AsyncBaseTransport):
         return self.seen.count(what)
 
 
-def recorded(**options) -> tuple:  # noqa: ANN003
+def recorded(**options) -> tuple:
     made: list[Recorder] = []
 
     def wrap(inner: httpx.AsyncBaseTransport) -> Recorder:

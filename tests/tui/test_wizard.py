@@ -73,7 +73,7 @@ async def test_happy_path_from_search_to_active_number(make_host):
         assert screen.rental.e164 and screen.rental.e164.endswith("2272401010")
         assert screen.timeline.render().plain.count("✔") == 5
         # Each status change rang the bell and showed a toast, in order.
-        changes = [t for t in app.toasts if t.startswith("+912272401010") or t.startswith("912272401010")]
+        changes = [t for t in app.toasts if t.startswith(("+912272401010", "912272401010"))]
         assert [t.split(": ")[1].split(" ")[0] for t in changes] == ["kyc_accepted", "purchasing", "active"]
         assert app.bells == 3
         # Remembered for this profile: the id only.

@@ -18,7 +18,7 @@ SIZE = (120, 36)
 pytestmark = pytest.mark.usefixtures("fast_polls")
 
 
-async def open_wizard(pilot) -> RentalWizard:  # noqa: ANN001
+async def open_wizard(pilot) -> RentalWizard:
     await numbers_loaded(pilot)
     await pilot.press("n")
     await until(pilot, lambda: isinstance(pilot.app.screen, RentalWizard))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import socket
 
 import pytest
+from textual.app import App
 
 from tests.tui.wizard_host import wizard_of
-from textual.app import App
 
 pytestmark = pytest.mark.usefixtures("fast_polls")
 

@@ -302,7 +302,7 @@ async def rent_async(host: Host, number: str, docs: dict[str, Path] | None = Non
     return await rent_on_sandbox(host.sandbox, key or host.key, number, docs)
 
 
-async def rent_on_sandbox(sandbox, key: str, number: str,  # noqa: ANN001 - a Starlette app
+async def rent_on_sandbox(sandbox, key: str, number: str,  # a Starlette app
                           docs: dict[str, Path] | None = None) -> str:
     """Create a rental with ``key`` on an in-process sandbox, as an earlier run would have; its id.
 

@@ -43,6 +43,7 @@ The API key is held by a masking auth object: it is in no repr, str, log record 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import functools
 import json as _json
@@ -51,7 +52,7 @@ import random
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from math import isfinite
 from typing import Any, TypeVar, get_origin
@@ -125,7 +126,7 @@ class _BearerAuth(httpx.Auth):
     def secret(self) -> str:
         return self._key
 
-    def auth_flow(self, request: httpx.Request):  # type: ignore[override]
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         request.headers["Authorization"] = "Bearer " + self._key
         yield request
 
@@ -486,7 +487,7 @@ class VapClient:
     def _backoff(self, attempt: int) -> float:
         # "Equal jitter": half the exponential step fixed, half random, so waits still grow.
         step = self.backoff_base * (2**attempt)
-        return min(self.retry_after_cap, step / 2 + self._random.uniform(0, step / 2))
+        return float(min(self.retry_after_cap, step / 2 + self._random.uniform(0, step / 2)))
 
     def _clean(self, failure: errors.ApiError, idempotency_key: str | None = None) -> errors.ApiError:
         """The error as raised: the POST's key attached, no trace of the API key (a hostile server
@@ -860,10 +861,8 @@ class _Deadlines:
         self.call_end += extra
         scope = self.scope
         if scope is not None and not scope.expired():
-            try:
+            with contextlib.suppress(RuntimeError):  # the scope is closing: nothing left to extend
                 scope.reschedule(self.when)
-            except RuntimeError:  # the scope is closing: nothing left to extend
-                pass
 
 
 # --- validating a large body without holding the GIL for all of it ---
@@ -895,8 +894,9 @@ def _list_fields(model: type[BaseModel]) -> dict[str, tuple[str, TypeAdapter[Any
     """The model's top-level list fields by wire name: (attribute, adapter for the list)."""
     found: dict[str, tuple[str, TypeAdapter[Any]]] = {}
     for name, field in model.model_fields.items():
-        if get_origin(field.annotation) is list:
-            found[field.alias or name] = (name, TypeAdapter(field.annotation))
+        annotation = field.annotation
+        if annotation is not None and get_origin(annotation) is list:
+            found[field.alias or name] = (name, TypeAdapter(annotation))
     return found
 
 

@@ -92,7 +92,7 @@ def refund_of(rental: Rental) -> Refund | None:
     return None
 
 
-def fingerprint(rental: Rental) -> tuple:
+def fingerprint(rental: Rental) -> tuple[object, ...]:
     """What counts as "the rental changed" for the schedule: status and every step."""
     return (
         rental.status,
@@ -145,9 +145,9 @@ class PollSchedule:
         retry_after = getattr(error, "retry_after", None)
         if isinstance(error, RateLimited) or retry_after is not None:
             wait = min(float(retry_after or self.fast), self.retry_after_cap)
-            return max(wait, self.fast)
+            return float(max(wait, self.fast))
         backoff = self.fast * (2 ** (self._failures - 1))
-        return min(self.offline_max, max(backoff, self.fast))
+        return float(min(self.offline_max, max(backoff, self.fast)))
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ async def follow_rental(
     retried after the schedule's delay.
     """
     schedule = schedule or PollSchedule()
-    last: tuple | None = None
+    last: tuple[object, ...] | None = None
     last_status: str | None = None
     pending_first = first
     while True:

@@ -21,7 +21,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -76,7 +76,7 @@ class RentalValidationError(ValueError):
         return [
             message
             for name, message in self.problems
-            if name == field or name.startswith(field + ".") or name.startswith(field + "[")
+            if name == field or name.startswith((field + ".", field + "["))
         ]
 
 
@@ -135,7 +135,7 @@ class RentalApplication(_Wire):
         if found:
             raise RentalValidationError(found)
 
-    def payload(self) -> dict:
+    def payload(self) -> dict[str, Any]:
         """The rental payload as the server reads it: wire names, no local file paths."""
         if not self.documents:
             return {"requestedNumber": self.number}

@@ -113,7 +113,8 @@ def check_tool_document(data: Any) -> tuple[ToolCreate | None, Problems]:
         if value is not None and not isinstance(value, str):
             add(path, "must be a string")
     # The name as it will be sent: a file's "lookup\n" or " lookup" is refused, not sent as is.
-    name = data.get("name") if isinstance(data.get("name"), str) else ""
+    raw_name = data.get("name")
+    name = raw_name if isinstance(raw_name, str) else ""
     for problem in name_problems(name):
         add("name", problem)
     description = _text(data.get("description"))

@@ -33,8 +33,10 @@ from vap_console.credentials.profiles import (
 )
 
 __all__ = [
-    "DEFAULT_BASE_URL", "DEFAULT_PROFILE", "ENV_BASE_URL", "ENV_BASE_URL_FALLBACK", "ENV_KEY", "ENV_KEY_FALLBACK", "KINDS", "SERVICE",
+    "DEFAULT_BASE_URL", "DEFAULT_PROFILE", "ENV_BASE_URL", "ENV_BASE_URL_FALLBACK", "ENV_KEY", "ENV_KEY_FALLBACK",
+    "KINDS", "SERVICE",
     "CredentialsInputError", "KeySource", "KeyStore", "KeyringUnavailable", "LocalIndex",
     "Profile", "ProfileStore", "ProfilesConfig", "ProfilesFileError", "ResolvedCredentials",
-    "UnknownProfile", "check_api_key", "check_base_url", "check_profile_name", "env_api_key", "env_base_url", "key_host_warning", "mask",
+    "UnknownProfile", "check_api_key", "check_base_url", "check_profile_name", "env_api_key", "env_base_url",
+    "key_host_warning", "mask",
 ]

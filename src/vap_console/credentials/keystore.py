@@ -254,8 +254,9 @@ class KeyStore:
     def resolve(self, profile: str | None = None) -> ResolvedCredentials:
         """Which key and base URL to use, and where the key came from.
 
-        Order: VAP_API_KEY (else RUMIK_API_KEY), then a session-only key, then the keyring. VAP_BASE_URL (else RUMIK_BASE_URL) overrides
-        the profile's base URL. Raises KeyringUnavailable only when the keyring had to be asked.
+        Order: VAP_API_KEY (else RUMIK_API_KEY), then a session-only key, then the keyring.
+        VAP_BASE_URL (else RUMIK_BASE_URL) overrides the profile's base URL. Raises KeyringUnavailable
+        only when the keyring had to be asked.
         """
         name = self.profile_name(profile)
         stored = self.profiles.get(name)

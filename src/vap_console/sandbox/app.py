@@ -141,10 +141,7 @@ def create_app(
     state = SandboxState(clock)
     # The budget runs on the virtual clock in tests (advance a minute to refill it) and on real
     # seconds otherwise: --speed makes rentals faster, not the budget looser.
-    if isinstance(clock, VirtualClock):
-        timer = lambda: clock.now().timestamp()  # noqa: E731
-    else:
-        timer = monotonic_timer
+    timer = (lambda: clock.now().timestamp()) if isinstance(clock, VirtualClock) else monotonic_timer
     limiter = RateLimiter(rate_limit, timer)
     app = Starlette(
         routes=_routes(),

@@ -7,17 +7,17 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
-from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.calls import find_agent_or_404, require_voice_agents
+from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.clock import iso
 from vap_console.sandbox.problems import FieldProblems, whole
 from vap_console.sandbox.state import AgentRecord
 from vap_console.sandbox.tools import add_tool, check_tool, declare_variable, delete_tool, variables_in
+from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
 
 AGENT_NAME_MAX = 120
 PROMPT_MAX = 20_000
-TTS_NUMBER_RANGES = {
+TTS_NUMBER_RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
     "top_p": (0.0, 1.0),
     "top_k": (1, 1000),
@@ -112,17 +112,18 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
     elif engine is not None and description and not engine["descriptions"]:
         p.add("ttsConfig.description", f"must be empty: {model} is not steered by a description")
     out["description"] = description
-    if engine is not None and isinstance(voice, str) and isinstance(description, str):
-        # An engine steered only by presets needs one; muga needs neither (tone tags are in the text).
-        if engine["voices"] and not engine["descriptions"] and not voice:
+    # An engine steered only by presets needs one; muga needs neither (tone tags are in the text).
+    if (engine is not None and isinstance(voice, str) and isinstance(description, str)
+            and engine["voices"] and not engine["descriptions"] and not voice):
             p.add("ttsConfig.voice", f"is required for {model}: one of {', '.join(engine['voices'])}")
     for name, (low, high) in TTS_NUMBER_RANGES.items():
         value = tts.get(name)
         if value is None:
             value = TTS_DEFAULTS[name]
         is_whole = name in ("top_k", "max_new_tokens")
-        if is_whole and whole(value) is not None:
-            value = whole(value)
+        as_whole = whole(value) if is_whole else None
+        if as_whole is not None:
+            value = as_whole
         ok_type = isinstance(value, int) if is_whole else isinstance(value, (int, float))
         if isinstance(value, bool) or not ok_type or not low <= value <= high:
             kind = "a whole number" if is_whole else "a number"

@@ -26,7 +26,8 @@ class Faults:
     seed: int = 0
 
     def __str__(self) -> str:
-        return f"latency={self.latency_ms:g},error_rate={self.error_rate:g},drop_rate={self.drop_rate:g},seed={self.seed}"
+        return (f"latency={self.latency_ms:g},error_rate={self.error_rate:g},"
+                f"drop_rate={self.drop_rate:g},seed={self.seed}")
 
     @property
     def active(self) -> bool:

@@ -9,6 +9,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vap_console.sandbox.keys import SANDBOX_KEYS
@@ -34,7 +35,7 @@ async def _send_problem(send: Send, problem: Problem) -> None:
 def _header(scope: Scope, name: bytes) -> str | None:
     for key, value in scope.get("headers", []):
         if key.lower() == name:
-            return value.decode("latin-1")
+            return str(value.decode("latin-1"))
     return None
 
 

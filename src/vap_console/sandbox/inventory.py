@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 NANOS = 10**9
 CURRENCY = "INR"
@@ -169,7 +170,8 @@ def search(
 
 # --- requirements ---
 
-DOCUMENT_TYPES = (
+# JSON as the API sends it (GET /v1/phone-numbers/requirements)
+DOCUMENT_TYPES: tuple[dict[str, Any], ...] = (
     {
         "id": "business_registration",
         "label": "Business registration certificate",

@@ -101,7 +101,7 @@ def _rental_bodies(ex: dict[str, Any]) -> dict[str, Any]:
                  "maxItems": len(inventory.DOCUMENT_TYPES),
                  "allOf": [{"contains": {"properties": {"documentTypeId": {"const": t}}}, "minContains": 0,
                             "maxContains": 1} for t in inventory.DOCUMENT_TYPE_IDS]}
-    payload = {
+    payload: dict[str, Any] = {
         "type": "object",
         "properties": {
             "requestedNumber": number,

@@ -8,7 +8,7 @@ from typing import Any
 from vap_console.sandbox.calls import MEDIA_HOST
 from vap_console.sandbox.catalog import VOICES, templates
 from vap_console.sandbox.clock import VirtualClock
-from vap_console.sandbox.inventory import DOCUMENT_TYPES, INVENTORY, PRICES, CURRENCY
+from vap_console.sandbox.inventory import CURRENCY, DOCUMENT_TYPES, INVENTORY, PRICES
 from vap_console.sandbox.keys import KEYS
 from vap_console.sandbox.state import SandboxState
 

@@ -82,7 +82,7 @@ def start_in_process(*, speed: float = 1.0) -> SandboxProcess:
     """Start a fresh sandbox on 127.0.0.1 at a free port in a child process; returns at once."""
     # A file, not a pipe: nobody reads the child's errors until it fails, and a full pipe would
     # stall it. Nothing reaches the terminal under the full-screen console.
-    stderr = tempfile.TemporaryFile()
+    stderr = tempfile.TemporaryFile()  # noqa: SIM115 - outlives this call: SandboxProcess reads it
     proc = subprocess.Popen(
         [sys.executable, "-m", "vap_console.sandbox.child", repr(float(speed))],
         stdin=subprocess.PIPE,

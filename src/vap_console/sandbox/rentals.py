@@ -13,8 +13,8 @@ from typing import Any
 
 from vap_console.sandbox.clock import iso
 from vap_console.sandbox.inventory import COUNTRY, CURRENCY, Listing, search
-from vap_console.sandbox.scenarios import Scenario
 from vap_console.sandbox.records import Account, LedgerEntry
+from vap_console.sandbox.scenarios import Scenario
 
 # Seconds after submission, at speed 1: live in about 20 s.
 TOPUP_DELAY = 6.0
@@ -51,7 +51,7 @@ def rupees(nanos: int) -> str:
     digits = str(whole)
     if len(digits) > 3:  # Indian grouping: 1,00,000
         head, tail = digits[:-3], digits[-3:]
-        groups = []
+        groups: list[str] = []
         while len(head) > 2:
             groups.insert(0, head[-2:])
             head = head[:-2]

@@ -12,12 +12,12 @@ from typing import Any
 from vap_console.sandbox import inventory
 from vap_console.sandbox.catalog import template_by_slug
 from vap_console.sandbox.keys import SandboxKey
+from vap_console.sandbox.records import Account, AgentRecord, LedgerEntry, VariableRecord, stable_id
 from vap_console.sandbox.rentals import (
     PURCHASE_ERROR,
     Milestone,
     RentalRecord,
 )
-from vap_console.sandbox.records import Account, AgentRecord, LedgerEntry, VariableRecord, stable_id
 from vap_console.sandbox.tools import add_tool, check_tool
 
 BUILTIN_TOOLS = [
@@ -149,7 +149,8 @@ def _rental(
     record = RentalRecord(
         id=rental_id, requested_number=listing.e164, listing=listing, search_filters={"city": listing.city or ""},
         end_user=dict(END_USER), documents=[dict(d) for d in _DOCUMENTS], alias=f"Sharma Dental – {listing.city}",
-        compliance_id=stable_id("compliance", name), carrier_compliance_id="CA" + rental_id.replace("-", "")[:16].upper(),
+        compliance_id=stable_id("compliance", name),
+        carrier_compliance_id="CA" + rental_id.replace("-", "")[:16].upper(),
         created_at=created, milestones=milestones,
         user_agent_id=stable_id("agent", agent_slug) if agent_slug else None,
     )

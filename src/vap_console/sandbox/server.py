@@ -109,7 +109,8 @@ class RunningSandbox:
 
     @property
     def state(self) -> SandboxState:
-        return self.app.state.sandbox
+        state: SandboxState = self.app.state.sandbox
+        return state
 
     def stop(self, timeout: float = 5.0) -> None:
         self._server.should_exit = True
@@ -119,7 +120,9 @@ class RunningSandbox:
     def __enter__(self) -> RunningSandbox:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
 

@@ -6,9 +6,8 @@ import re
 from datetime import datetime
 from typing import Any
 
-from vap_console.sandbox.problems import FieldProblems, Problem
+from vap_console.sandbox.problems import FieldProblems, Problem, whole
 from vap_console.sandbox.records import Account, ToolRecord, VariableRecord
-from vap_console.sandbox.problems import whole
 
 # The whole string: matched with fullmatch, since a `$` also matches before a final newline.
 NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -104,7 +103,7 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
         p.add("config.method", "must be one of " + ", ".join(METHODS))
         method = "GET"
     url = _text(p, "config.url", config.get("url"), limit=SHORT_TEXT_MAX, required=True)
-    if url is not None and not (url.startswith("https://") or url.startswith("http://")):
+    if url is not None and not url.startswith(("https://", "http://")):
         p.add("config.url", "must be an http:// or https:// address")
     action = _text(p, "config.action", config.get("action"), limit=64)
     performed = _text(p, "config.performedAction", config.get("performedAction"), limit=64)

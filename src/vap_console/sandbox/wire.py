@@ -50,11 +50,13 @@ async def read_json(request: Request) -> Any:
 
 
 def account_of(request: Request) -> Account:
-    return request.scope["state"]["account"]
+    account: Account = request.scope["state"]["account"]
+    return account
 
 
 def sandbox_of(request: Request) -> SandboxState:
-    return request.app.state.sandbox
+    state: SandboxState = request.app.state.sandbox
+    return state
 
 
 def page(items: list[dict[str, Any]]) -> JSONResponse:

@@ -11,12 +11,13 @@ place that turns an ApiError into the list's error state, a banner with Retry, o
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from urllib.parse import urlsplit
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from urllib.parse import urlsplit
 
 from textual import events, on
 from textual.app import App
@@ -32,15 +33,15 @@ from vap_console.credentials import KeyStore, LocalIndex, env_api_key
 from vap_console.tui import breakpoints
 from vap_console.tui.areas import AREA_HELP, AREAS, LAZY_AREAS, PROFILES_MODULE
 from vap_console.tui.commands import AreaCommands
-from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.connection import MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT, RECONNECT_FIRST, KeepsConnection
 from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInput, describe_error, error_title
+from vap_console.tui.keymap import known_binding_ids
+from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.dialog import Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
-from vap_console.tui.remembered import Remembered
 from vap_console.tui.services import (
     AreasChanged,
     ConnectionObserved,
@@ -158,7 +159,7 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         return self._client
 
     def now(self) -> datetime:
-        return self._clock() if self._clock is not None else datetime.now(timezone.utc)
+        return self._clock() if self._clock is not None else datetime.now(UTC)
 
     # --- life cycle ---
 
@@ -206,10 +207,8 @@ class VapApp(KeepsConnection, LiteralApp[int]):
             self.notify(self.settings.problem, title="config.toml", severity="warning")
         for warning in self.start_warnings:
             self.notify(warning, title="API key", severity="warning", timeout=12, markup=False)
-        try:
+        with contextlib.suppress(Exception):  # the start screen's list says why, with Retry
             await self.open_client()
-        except Exception:  # noqa: BLE001 - the start screen's list says why, with Retry
-            pass
 
     async def on_unmount(self) -> None:
         if self.local_index is not None:
@@ -225,7 +224,7 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         if not key or not base_url:
             raise ValueError(f"profile {credentials.profile!r} has no usable key and base URL")
         options = self.settings.client_options()
-        factory = lambda: VapClient(base_url, key, **options)  # noqa: E731
+        factory = lambda: VapClient(base_url, key, **options)  # noqa: E731 - one line, read where it is used
         stack = AsyncExitStack()
         client = await stack.enter_async_context(factory())
         client.on_wait = self._client_waits
@@ -441,7 +440,9 @@ class VapApp(KeepsConnection, LiteralApp[int]):
     def _api_failed(self, failure: ApiFailed) -> None:
         self.show_error(failure.error, retry=failure.retry, screen=failure.origin)
 
-    def show_error(self, error: BaseException, *, retry: Callable[[], object] | None = None, screen: Any = None) -> None:
+    def show_error(
+        self, error: BaseException, *, retry: Callable[[], object] | None = None, screen: Any = None
+    ) -> None:
         message = describe_error(error)
         screen = screen or self.screen
         banners = screen.query(Banner) if screen is not None else []

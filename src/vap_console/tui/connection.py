@@ -7,6 +7,7 @@ reactive, clock, ``call_api`` and timers.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
@@ -125,10 +126,8 @@ class KeepsConnection:
     async def _probe(self) -> None:
         # GET /v1/voices: in the spec on every deployment, and small. An answer sets the
         # connection online, which reloads whatever failed; a failure is the offline state shown.
-        try:
+        with contextlib.suppress(errors.ApiError):
             await self.call_api(lambda client: client.list_voices())
-        except errors.ApiError:
-            pass
         if self.connection == "offline" and self._reconnect_timer is None:
             self._reconnect_delay = min(self._reconnect_delay * 2, RECONNECT_MAX)
             self._reconnect_timer = self.set_timer(self._reconnect_delay, self._look_again)

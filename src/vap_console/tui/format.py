@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+
 from rich.text import Text
 
 from vap_console.api.money import format_nanos
@@ -18,7 +19,7 @@ def in_utc(value: datetime) -> datetime | None:
     if value.tzinfo is None:
         return value
     try:
-        return value.astimezone(timezone.utc)
+        return value.astimezone(UTC)
     except (OverflowError, ValueError):
         return None
 
@@ -40,7 +41,7 @@ def day(value: datetime | None) -> str:
 
 
 def when_seconds(value: datetime) -> str:
-    return _formatted(value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc),
+    return _formatted(value if value.tzinfo is not None else value.replace(tzinfo=UTC),
                       "%Y-%m-%d %H:%M:%S UTC")
 
 

@@ -21,7 +21,6 @@ from textual.message import Message
 if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
-
     from textual.worker import Worker
 
     from vap_console.api import VapClient

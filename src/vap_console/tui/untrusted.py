@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 from rich.console import Group, RenderableType
 from rich.text import Span, Text
 from textual import events
-from textual.app import App
 from textual.binding import Binding
 from textual.content import Content
 from textual.notifications import SeverityLevel
@@ -24,6 +23,7 @@ from textual.widgets import Static
 
 from vap_console.literal import UNSAFE, UNSAFE_ONE_LINE, clean, stand_in
 from vap_console.tui.css_refresh import CssRefreshedOnChange
+
 
 def text(value: object, style: str = "", *, multiline: bool = True) -> Text:
     """A Rich Text that shows ``value`` literally (Rich Text never parses markup itself)."""
@@ -111,7 +111,7 @@ class LiteralApp(CssRefreshedOnChange[ReturnType]):
         title: str = "",
         severity: SeverityLevel = "information",
         timeout: float | None = None,
-        markup: bool = True,  # noqa: ARG002 - accepted for Textual's signature, never honoured
+        markup: bool = True,  # accepted for Textual's signature, never honoured
     ) -> None:
         super().notify(clean(message), title=clean(title, multiline=False), severity=severity,
                        timeout=timeout, markup=False)

@@ -9,7 +9,6 @@ and why instead of meeting the server's 422.
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from typing import Any
 
 from rich.text import Text
@@ -17,19 +16,19 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.validation import Function, Length
 from textual.widgets import Button, Input, Label, Static
-from textual.message import Message
 from textual.worker import Worker
 
 from vap_console.api.errors import InvalidRequest
+from vap_console.api.idempotency import Submission
 from vap_console.api.models import Agent, AgentCreate, AgentTemplate
 from vap_console.api.voices import TtsProblem, tts_problems
 from vap_console.tui import untrusted
 from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.dialog import Dialog, DialogBox
 from vap_console.tui.services import Services, services_of
-from vap_console.api.idempotency import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -22,12 +21,12 @@ from vap_console.api import errors
 from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
-from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.numbers import fields_table, is_uuid
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.webcall import WebCallConfirm, WebCallScreen
+from vap_console.tui.services import Services
 from vap_console.tui.widgets.rows import Column, Row, make_row
 
 if TYPE_CHECKING:

@@ -28,9 +28,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from datetime import datetime
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.console import RenderableType
@@ -116,7 +116,7 @@ async def spare_time() -> None:
     """
     await asyncio.sleep(0)
     ready = getattr(asyncio.get_running_loop(), "_ready", None)  # CPython's loop; uvloop has none
-    while ready:
+    while ready:  # noqa: ASYNC110 - no event to wait for: the loop's own queue is what drains
         await asyncio.sleep(0)
 
 

@@ -35,8 +35,8 @@ from vap_console.credentials import (
 )
 from vap_console.credentials.verify import explain_verify_error, verify_key
 from vap_console.tui import untrusted
-from vap_console.tui.untrusted import LiteralApp
 from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.untrusted import LiteralApp
 
 # (base_url, key) -> None; raises the client's ApiError when the key is not good.
 AsyncVerifier = Callable[[str, str], Awaitable[None]]
@@ -323,10 +323,10 @@ class LoginApp(LiteralApp[ResolvedCredentials | None]):
         keyring_failed: bool = False,
     ) -> None:
         super().__init__()
-        self._screen_args = dict(
-            profile=profile, base_url=base_url, reason=reason, verify=verify, cancel_label="Quit",
-            keyring_failed=keyring_failed,
-        )
+        self._screen_args = {
+            "profile": profile, "base_url": base_url, "reason": reason, "verify": verify,
+            "cancel_label": "Quit", "keyring_failed": keyring_failed,
+        }
         self.keystore = keystore
 
     def on_mount(self) -> None:

@@ -24,16 +24,16 @@ from vap_console.api.models import Rental, RentalStatus
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs, entry_rows
-from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.rental import RentalScreen
+from vap_console.tui.services import Services
 from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
 from vap_console.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
-    from vap_console.tui.screens.wizard.earlier import SessionMemory
     from vap_console.api import VapClient
+    from vap_console.tui.screens.wizard.earlier import SessionMemory
 
 def is_uuid(value: str) -> bool:
     try:
@@ -163,9 +163,11 @@ class NumbersScreen(ListScreen[Rental]):
             fetched = await asyncio.gather(*(client.get_rental(i) for i in ids), return_exceptions=True)
             # A remembered rental the server no longer knows is skipped and counted, not fatal.
             self.missing = sum(isinstance(r, errors.NotFound) for r in fetched)
-            failure = next((r for r in fetched if isinstance(r, BaseException) and not isinstance(r, errors.NotFound)), None)
+            failure = next(
+                (r for r in fetched if isinstance(r, BaseException) and not isinstance(r, errors.NotFound)), None
+            )
             if failure is not None:
-                raise failure
+                raise failure from None  # the fallback's own failure, not the NotSupported that led here
             return [r for r in fetched if isinstance(r, Rental)]
         self.from_local_index = False
         self.missing = 0
@@ -210,7 +212,7 @@ class NumbersScreen(ListScreen[Rental]):
         timeline.rental = rental
 
     def render_detail(self, r: Rental) -> RenderableType:
-        money = lambda n: fmt.money(n, r.currency)  # noqa: E731
+        money = lambda n: fmt.money(n, r.currency)  # noqa: E731 - one line, read where it is used
         parts: list[RenderableType] = [
             Text("All fields", style="bold underline"),
             fields_table([
@@ -305,7 +307,8 @@ class NumbersScreen(ListScreen[Rental]):
             self.reload()
 
         self.app.push_screen(
-            PromptIdScreen("Add a rental by id", "Rental id (uuid)", "The rental is fetched and remembered for this profile.",
+            PromptIdScreen("Add a rental by id", "Rental id (uuid)",
+                           "The rental is fetched and remembered for this profile.",
                            rule=Function(is_uuid, "a rental id is a uuid, e.g. 0b6c1f7e-3d2a-4c5b-9e8f-1a2b3c4d5e6f"),
                            check=check),
             added,

@@ -21,25 +21,24 @@ from textual.widgets import Static
 
 from vap_console.credentials import (
     ENV_KEY,
-    env_api_key,
     KeyringUnavailable,
     KeyStore,
     LocalIndex,
     ProfilesFileError,
     ResolvedCredentials,
+    env_api_key,
 )
 from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs
-from vap_console.tui.untrusted import Literal
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
-from vap_console.tui.services import Services, services_of
 from vap_console.tui.screens.login import AsyncVerifier, LoginScreen
+from vap_console.tui.services import Services, services_of
+from vap_console.tui.untrusted import Literal
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.rows import Column, RowTable, make_row
 from vap_console.tui.widgets.status_bar import StatusBar
-
 
 REMOVE_NOTE = (
     "Removes its key from the OS keyring, the profile from profiles.toml and its local id index. "

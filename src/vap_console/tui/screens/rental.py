@@ -26,8 +26,8 @@ from vap_console.api.models import Rental, RentalStatus
 from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, follow_rental, refund_of
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
-from vap_console.tui.services import ApiHost, AreasChanged, ConnectionObserved, host_of
 from vap_console.tui.screens.wizard.rules import same_number
+from vap_console.tui.services import ApiHost, AreasChanged, ConnectionObserved, host_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.timeline import STATUS_LABELS, Timeline

@@ -21,6 +21,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static, Text
 from textual.worker import Worker
 
 from vap_console.api import errors
+from vap_console.api.idempotency import Submission
 from vap_console.api.models import (
     TOOL_DESCRIPTION_MAX,
     TOOL_NAME_MAX,
@@ -54,10 +55,8 @@ from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.dialog import Dialog
 from vap_console.tui.services import Services, services_of
-from vap_console.api.idempotency import Submission
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
-
 
 # Wire path of each field → the label shown. Widget ids are "f-" + path with dots as dashes.
 FIELDS: dict[str, str] = {
@@ -104,9 +103,8 @@ def field_for_loc(loc: str) -> str | None:
     path = loc.removeprefix("body.")
     best = None
     for field in FIELDS:
-        if path == field or path.startswith(field + "."):
-            if best is None or len(field) > len(best):
-                best = field
+        if (path == field or path.startswith(field + ".")) and (best is None or len(field) > len(best)):
+            best = field
     return best
 
 

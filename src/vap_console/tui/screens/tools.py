@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -17,11 +16,11 @@ from vap_console.api.models import Tool, ToolConfig
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight
-from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.confirm import ConfirmScreen
 from vap_console.tui.screens.numbers import fields_table
 from vap_console.tui.screens.tool_form import ToolFormScreen
+from vap_console.tui.services import Services
 from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
 
 if TYPE_CHECKING:

@@ -17,9 +17,9 @@ from vap_console.api.models import VoiceEngine
 from vap_console.api.voices import steering, tones_of
 from vap_console.tui import format as fmt
 from vap_console.tui.pairs import cap_string, cap_text, more
-from vap_console.tui.services import Services
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.numbers import fields_table
+from vap_console.tui.services import Services
 from vap_console.tui.widgets.rows import Column, Row, make_row
 
 if TYPE_CHECKING:

@@ -70,7 +70,7 @@ class KeyBar(Widget, can_focus=False):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
+    def __init__(self, *, id: str | None = None) -> None:  # `id`: Textual's name
         super().__init__(id=id)
         # (first column, last column + 1, key) of each key drawn, for clicks and tooltips.
         self._spans: list[tuple[int, int, _Key]] = []
