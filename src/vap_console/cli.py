@@ -3,6 +3,7 @@ so `vap --version` and `vap profiles` never pay for Textual or the sandbox."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -159,10 +160,8 @@ def _exit_now(code: int) -> None:
         sys.stdout.flush()
     except (BrokenPipeError, OSError):  # the reader went away: as run() answers a broken pipe
         code = code or EXIT_FAILURE
-    try:
+    with contextlib.suppress(BrokenPipeError, OSError):
         sys.stderr.flush()
-    except (BrokenPipeError, OSError):
-        pass
     if "logging" in sys.modules:
         sys.modules["logging"].shutdown()
     os._exit(code)
