@@ -182,3 +182,28 @@ async def test_a_405_lists_every_method_the_path_takes(
         response = await client.put(path, json={})
     assert response.status_code == 405
     assert {m.strip() for m in response.headers["allow"].split(",")} == allowed
+
+
+async def test_every_post_states_the_idempotency_key_and_what_a_reused_key_answers(
+    document: dict[str, Any], sandbox_transport: httpx.ASGITransport
+) -> None:
+    posts = {path: op for (method, path), op in operations(document).items() if method == "post"}
+    assert posts
+    header = document["components"]["parameters"]["IdempotencyKey"]
+    assert header["in"] == "header" and header["name"] == "Idempotency-Key" and not header["required"]
+    assert header["schema"]["maxLength"] == 255
+    for path, op in posts.items():
+        assert "#/components/parameters/IdempotencyKey" in op["description"], path
+        assert "idempotency_key_reused" in op["responses"]["409"]["description"], path
+    # What the document says is what the sandbox does: the same key with another body is a 409
+    # whose body validates against the operation's 409.
+    async with httpx.AsyncClient(transport=sandbox_transport, base_url="http://sandbox", headers=auth()) as c:
+        body = {"name": "idem_check", "description": "d", "kind": "before_call",
+                "config": {"url": "https://example.com/x"}}
+        headers = {"Idempotency-Key": "same-key-1"}
+        first = await c.post("/v1/tools", json=body, headers=headers)
+        again = await c.post("/v1/tools", json={**body, "name": "idem_other"}, headers=headers)
+    assert first.status_code == 201, first.text
+    assert again.status_code == 409 and again.json()["code"] == "idempotency_key_reused"
+    schema = posts["/v1/tools"]["responses"]["409"]["content"]["application/json"]["schema"]
+    validator(document, schema).validate(again.json())
