@@ -5,7 +5,8 @@ widgets however they move between steps and whatever the server answers. Each st
 widget in its own module (``number``, ``requirements``, ``end_user``, ``documents``, ``review``,
 ``submit``): its fields, its checks, its network calls (exclusive workers, answering with typed
 messages) and its part of the request. This screen keeps what spans them: moving between steps,
-the phase of the submission, where a server error lands, and the banner.
+where a server error lands, and the banner; the submission's phase, confirm, 429 countdown and
+lost-answer check are its base, ``SubmissionFlow`` (``submission``).
 
 What the steps' values become (a ``RentalApplication``) and what happens after a failed send
 (same Idempotency-Key for an unchanged application, a lost answer looked for before anything is
