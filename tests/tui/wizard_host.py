@@ -126,7 +126,7 @@ class Host(LiteralApp[None]):
         if self.open_rental is not None:
             self.push_screen(RentalScreen(self.open_rental))
         elif self.open_wizard:
-            self.push_screen(RentalWizard(start_dir=self.docs_dir))
+            self.push_screen(RentalWizard(self, start_dir=self.docs_dir))
         if self.resume:
             resume_remembered(self)
 
@@ -135,6 +135,10 @@ class Host(LiteralApp[None]):
 
     def now(self):
         return self.clock.now()
+
+    async def call_api(self, call, *, resend: bool = True):
+        """Straight to the client: no console here to wait out a 429 or keep a connection state."""
+        return await call(self.client)
 
     def bell(self) -> None:
         self.bells += 1

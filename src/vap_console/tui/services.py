@@ -6,8 +6,9 @@ tested against any host that provides these few things, and the app can import t
 import cycle. ``VapApp`` provides it; a contract in pyproject.toml forbids ``tui.screens`` and
 ``tui.widgets`` to import ``tui.app``.
 
-Two narrower views exist for the parts that also run in the wizard's test host (which has a client,
-a clock and a local index, not the console's areas): :class:`Clock` and :class:`ApiHost`.
+Narrower views exist for the parts that also run in the wizard's test host (which has a client,
+a clock and a local index, not the console's areas): :class:`Clock`, :class:`ApiHost` and
+:class:`WizardHost` (an ApiHost with ``call_api``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ class ApiHost(Clock, Protocol):
     def local_index(self) -> Remembered | None: ...
 
 
+class WizardHost(ApiHost, Protocol):
+    """What the rental wizard needs: an ApiHost whose calls go through one door. The console's
+    ``call_api`` waits out a 429 on the status line and keeps the connection state; the wizard's
+    test host calls its client straight."""
+
+    async def call_api(self, call: Callable[[VapClient], Awaitable[T]], *, resend: bool = True) -> T: ...
+
+
 class KnownNames:
     """Names one area learnt that another shows: the tool behind a variable, the variables a
     tool's placeholders may name. Filled by whichever list loaded last."""
@@ -73,7 +82,7 @@ class Staleness:
         return area in self._areas
 
 
-class Services(ApiHost, Protocol):
+class Services(WizardHost, Protocol):
     """The console as its screens see it."""
 
     connection: ConnectionState
@@ -89,8 +98,6 @@ class Services(ApiHost, Protocol):
     base_url: str
     # The credential store (a KeyStore), or None on the sandbox.
     credentials: Any
-
-    async def call_api(self, call: Callable[[VapClient], Awaitable[T]], *, resend: bool = True) -> T: ...
 
     def invalidate(self, *areas: str) -> None: ...
 
@@ -123,8 +130,8 @@ class AreasChanged(Message):
 
 
 def services_of(app: App[Any]) -> Services:
-    """The services of a screen built without them: by the rental wizard or a test host, which
-    do not pass them in yet. (The console's own screens are always handed theirs.)"""
+    """The services of a screen built without them: by a test host, which does not pass them
+    in. (The console's own screens are always handed theirs.)"""
     return cast("Services", app)
 
 

@@ -322,8 +322,8 @@ class NumbersScreen(ListScreen[Rental]):
 
         if self.typed_earlier is None:
             self.typed_earlier = SessionMemory()
-        self.app.push_screen(RentalWizard(rentals=list(self.items.values()), memory=self.typed_earlier),
-                             lambda rental: self.reload() if rental else None)
+        wizard = RentalWizard(self.services, rentals=list(self.items.values()), memory=self.typed_earlier)
+        self.app.push_screen(wizard, lambda rental: self.reload() if rental else None)
 
     @on(RowTable.Selected)
     def _open_rental(self, event: RowTable.Selected) -> None:

@@ -11,7 +11,10 @@ from pathlib import Path
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.dom import DOMNode
+from textual.validation import Validator
 from textual.widgets import Button, Input, Label, Static
+from textual.worker import WorkType
 
 from vap_console.api import errors
 from vap_console.api.models import DocumentType
@@ -31,6 +34,11 @@ from vap_console.tui.screens.wizard.rules import (
     parse_data_fields,
 )
 from vap_console.tui.untrusted import Literal
+
+
+def entry_of(widget: DOMNode) -> DocumentEntry | None:
+    """The document entry a path field or Browse button belongs to."""
+    return next((node for node in widget.ancestors if isinstance(node, DocumentEntry)), None)
 
 
 class DocumentEntry(Vertical):
@@ -86,7 +94,7 @@ class DocumentEntry(Vertical):
                 yield Literal(self.doc_type.description, classes="doc-description")
             for data_field in self.doc_type.data_fields:
                 label = data_field.label + ("" if data_field.required else " (optional)")
-                validators = [Required(data_field.label)] if data_field.required else []
+                validators: list[Validator] = [Required(data_field.label)] if data_field.required else []
                 validators += data_field_rules(data_field.key, data_field.label, data_field.description)
                 yield from field(label, data_field_id(self.index, data_field.key), validators=validators,
                                  placeholder=data_field.description or "")
@@ -260,8 +268,8 @@ class DocumentsStep(Step):
             return
         # A callable, not a coroutine: a check replaced before it starts is then never created
         # (a coroutine object would be dropped un-awaited, with a RuntimeWarning).
-        self.run_worker(functools.partial(self.probe, entry, text), group=f"file-{entry.index}",
-                        exclusive=True, exit_on_error=False)
+        check: WorkType[FileCheck] = functools.partial(self.probe, entry, text)
+        self.run_worker(check, group=f"file-{entry.index}", exclusive=True, exit_on_error=False)
 
     async def probe(self, entry: DocumentEntry, text: str) -> FileCheck:
         check = await asyncio.to_thread(check_file, text)
@@ -280,8 +288,8 @@ class DocumentsStep(Step):
 
     @on(Button.Pressed, ".doc-browse")
     def _browse(self, event: Button.Pressed) -> None:
-        entry = event.button.parent.parent  # type: ignore[union-attr]
-        if not isinstance(entry, DocumentEntry):
+        entry = entry_of(event.button)
+        if entry is None:
             return
         current = Path(entry.path_text).expanduser() if entry.path_text else None
         self._open_picker(entry, current.parent if current is not None else self._start_dir)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from vap_console.tui.screens.wizard.documents import DocumentEntry
+from vap_console.tui.screens.wizard.documents import entry_of
 from vap_console.tui.screens.wizard.fields import mark_field
 from vap_console.tui.screens.wizard.rules import Landing, first_step
 
@@ -20,8 +20,8 @@ def mark_landings(root: Widget, landings: list[Landing]) -> str:
                               f"{landing.input_id.split('-field-')[1]}: {landing.message}")
         if landing.input_id and root.query(f"#{landing.input_id}"):
             if landing.input_id.endswith("-path"):
-                entry = root.query_one(f"#{landing.input_id}").parent.parent  # type: ignore[union-attr]
-                if isinstance(entry, DocumentEntry):
+                entry = entry_of(root.query_one(f"#{landing.input_id}"))
+                if entry is not None:
                     entry.show_file([landing.message])
             else:
                 mark_field(root, landing.input_id, landing.message)
@@ -39,7 +39,7 @@ def first_problem(step: Widget) -> tuple[Input, Static | None, str, int] | None:
     if not marked:
         return None
     widget = marked[0]
-    entry = next((a for a in widget.ancestors if isinstance(a, DocumentEntry)), None)
+    entry = entry_of(widget)
     found = step.query(f"#{widget.id}-error")
     status = found.first(Static) if found else None
     problem = str(status.content).removeprefix("✖ ").strip() if status is not None else ""

@@ -12,9 +12,18 @@ from vap_console.api import errors
 from vap_console.api.models import AvailableNumber, NumberType, Rental, SearchFilters
 from vap_console.tui import untrusted
 from vap_console.tui.format import e164, money
+from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.wizard.earlier import holder_of
 from vap_console.tui.screens.wizard.fields import Step, check_fields, field
-from vap_console.tui.screens.wizard.rules import CountryCode, Digits, NotHeld, PhoneNumber, normalise_number, same_number
+from vap_console.tui.screens.wizard.rules import (
+    CountryCode,
+    Digits,
+    NotHeld,
+    PhoneNumber,
+    normalise_number,
+    same_number,
+)
+from vap_console.tui.services import WizardHost
 from vap_console.tui.untrusted import Literal
 
 
@@ -36,8 +45,10 @@ class SearchFailed(Message):
 class NumberStep(Step):
     """The number to rent, as typed or picked from a search; what it was found with, when picked."""
 
-    def __init__(self, *, country_iso: str, number_type: str, held: dict[str, Rental]) -> None:
+    def __init__(self, services: WizardHost, *, country_iso: str, number_type: str,
+                 held: dict[str, Rental]) -> None:
         super().__init__(id="step-number")
+        self._services = services
         self._country = country_iso
         self._number_type = number_type
         self._held = held
@@ -98,7 +109,8 @@ class NumberStep(Step):
         number = self.number
         chosen = self.selected
         if chosen is not None and same_number(chosen.number, number):
-            return f"{e164(chosen.e164 or number)}, {chosen.city}" if chosen.city else e164(chosen.e164 or number) or "—"
+            shown = e164(chosen.e164 or number)
+            return f"{shown}, {chosen.city}" if chosen.city else shown or "—"
         return e164(number) or "—"
 
     def settle(self) -> None:
@@ -134,10 +146,8 @@ class NumberStep(Step):
         holder = holder_of(self.value_of("number"), self._held)
         if holder is None:
             return
-        from vap_console.tui.screens.rental import RentalScreen
-
         # On top of the wizard: Esc comes back to it with everything typed.
-        self.app.push_screen(RentalScreen(holder.id, rental=holder))
+        self.app.push_screen(RentalScreen(holder.id, rental=holder, services=self._services))
 
     # --- the search ---
 
@@ -158,9 +168,9 @@ class NumberStep(Step):
     @work(exclusive=True, group="wizard-search", exit_on_error=False)
     async def _run_search(self, country: str, number_type: str, filters: SearchFilters) -> None:
         try:
-            page = await self.app.client.search_numbers(  # type: ignore[attr-defined]
-                country, number_type, pattern=filters.pattern, city=filters.city
-            )
+            page = await self._services.call_api(
+                lambda client: client.search_numbers(country, number_type, pattern=filters.pattern,
+                                                     city=filters.city))
         except errors.ApiError as error:
             self.post_message(SearchFailed(error))
             return

@@ -12,6 +12,7 @@ from vap_console.api import errors
 from vap_console.api.models import RentalRequirements
 from vap_console.tui import untrusted
 from vap_console.tui.screens.wizard.fields import Step
+from vap_console.tui.services import WizardHost
 from vap_console.tui.untrusted import Literal
 
 
@@ -34,8 +35,9 @@ class RequirementsStep(Step):
     """The requirements for the country and number type asked (GET /v1/phone-numbers/requirements,
     an extension: a server without it leaves the documents to be named by hand)."""
 
-    def __init__(self) -> None:
+    def __init__(self, services: WizardHost) -> None:
         super().__init__(id="step-requirements")
+        self._services = services
         self.requirements: RentalRequirements | None = None
         self.asked_for: tuple[str, str] | None = None
         self.missing = False  # the server has no requirements extension
@@ -66,7 +68,7 @@ class RequirementsStep(Step):
     @work(exclusive=True, group="wizard-requirements", exit_on_error=False)
     async def _load(self, asked: tuple[str, str]) -> None:
         try:
-            requirements = await self.app.client.rental_requirements(*asked)  # type: ignore[attr-defined]
+            requirements = await self._services.call_api(lambda client: client.rental_requirements(*asked))
         except errors.NotSupported:
             self.post_message(RequirementsLoaded(None, asked))
             return

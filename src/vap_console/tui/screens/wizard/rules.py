@@ -157,7 +157,7 @@ def landing_for(error: FieldError) -> Landing:
     """Map a 422 detail (``body.endUser.email``, ``body.documents[1].dataFields.pan``…) to a step."""
     field = error.field
     message = error.message
-    if field.startswith("requestedNumber") or field.startswith("searchFilters"):
+    if field.startswith(("requestedNumber", "searchFilters")):
         return Landing("number", "number", message)
     if field.startswith("endUser"):
         key = field.removeprefix("endUser").lstrip(".")

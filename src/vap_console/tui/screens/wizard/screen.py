@@ -5,7 +5,8 @@ widgets however they move between steps and whatever the server answers. Each st
 widget in its own module (``number``, ``requirements``, ``end_user``, ``documents``, ``review``,
 ``submit``): its fields, its checks, its network calls (exclusive workers, answering with typed
 messages) and its part of the request. This screen keeps what spans them: moving between steps,
-the phase of the submission, where a server error lands, and the banner.
+where a server error lands, and the banner; the submission's phase, confirm, 429 countdown and
+lost-answer check are its base, ``SubmissionFlow`` (``submission``).
 
 What the steps' values become (a ``RentalApplication``) and what happens after a failed send
 (same Idempotency-Key for an unchanged application, a lost answer looked for before anything is
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal as Kind
+from typing import Any
+from typing import Literal as Kind
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,18 +30,11 @@ from textual.widget import Widget
 from textual.widgets import Button, ContentSwitcher, Input, Static
 
 from vap_console.api import errors
-from vap_console.api.models import NumberType, Rental, RentalStatus
+from vap_console.api.models import DocumentType, NumberType, Rental
 from vap_console.api.rental import RentalApplication, RentalValidationError
-from vap_console.api.rental_form import (
-    Submission,
-    advice_for,
-    build_application,
-    charge_text,
-    lost_reason,
-    next_move,
-)
-from vap_console.tui.format import e164
-from vap_console.tui.screens.dialog import Dialog, answered_already
+from vap_console.api.rental_form import advice_for, build_application, charge_text
+from vap_console.tui.screens.dialog import answered_already
+from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.wizard.dialogs import Confirm
 from vap_console.tui.screens.wizard.documents import DocumentEntry, DocumentsStep
 from vap_console.tui.screens.wizard.earlier import (
@@ -58,21 +52,19 @@ from vap_console.tui.screens.wizard.requirements import (
     RequirementsLoaded,
     RequirementsStep,
 )
-from vap_console.tui.screens.wizard.review import SHORT_WALLET, ReviewStep
+from vap_console.tui.screens.wizard.review import ReviewStep
 from vap_console.tui.screens.wizard.rules import STEPS, Landing, landing_for
 from vap_console.tui.screens.wizard.steps import StepIndicator
-from vap_console.tui.screens.wizard.submit import OutcomeChecked, SubmitFailed, Submitted, SubmitStep
+from vap_console.tui.screens.wizard.submission import SubmissionFlow
+from vap_console.tui.screens.wizard.submit import SubmitStep
+from vap_console.tui.services import WizardHost
 from vap_console.tui.widgets.banner import Banner
 
-# Where the submission is: editing (nothing in flight), sending (the POST is out), waiting (a 429's
-# Retry-After, the one wait the user may stop), checking (an answer was lost: looking for the
-# rental before anything is sent again), done (rented, or left with nothing kept).
-Phase = Kind["editing", "sending", "waiting", "checking", "done"]
 # Why renting cannot go on: the account is not eligible, or the deployment cannot rent at all.
 Blocked = Kind["ineligible", "not_configured"]
 
 
-class RentalWizard(Dialog[Rental | None]):
+class RentalWizard(SubmissionFlow):
     """Rent a number. Dismisses with the created Rental (after opening its screen) or None."""
 
     LABEL = "Rent a number"
@@ -124,10 +116,10 @@ class RentalWizard(Dialog[Rental | None]):
                 tooltip="Show the wizard's keys"),
     ]
 
-    def __init__(self, *, country_iso: str = "IN", number_type: str = NumberType.LOCAL,
+    def __init__(self, services: WizardHost, *, country_iso: str = "IN", number_type: str = NumberType.LOCAL,
                  start_dir: Path | None = None, rentals: Sequence[Rental] = (),
                  memory: SessionMemory | None = None) -> None:
-        super().__init__()
+        super().__init__(services)
         # The account's rentals as its list shows them: numbers it holds are refused at the
         # number step, and their end users can fill this one's.
         self._held = held_numbers(rentals)
@@ -137,11 +129,7 @@ class RentalWizard(Dialog[Rental | None]):
         self._number_type = number_type
         self._start_dir = start_dir
         self.step = "number"
-        self.phase: Phase = "editing"
         self._blocked: Blocked | None = None
-        self._submission = Submission(self._now)
-        self._countdown = 0
-        self._countdown_timer: Any = None
 
     # --- layout ---
 
@@ -151,12 +139,13 @@ class RentalWizard(Dialog[Rental | None]):
             yield StepIndicator(id="steps")
             yield Banner(id="wizard-banner")
             with ContentSwitcher(initial="step-number"):
-                yield NumberStep(country_iso=self._country, number_type=self._number_type, held=self._held)
-                yield RequirementsStep()
+                yield NumberStep(self.services, country_iso=self._country, number_type=self._number_type,
+                                 held=self._held)
+                yield RequirementsStep(self.services)
                 yield EndUserStep(self._end_user_choices)
                 yield DocumentsStep(memory=self._memory, start_dir=self._start_dir)
                 yield ReviewStep()
-                yield SubmitStep()
+                yield SubmitStep(self.services)
             with Horizontal(id="wizard-nav"):
                 yield Static("PgDn next · PgUp back · Esc close · ? keys", id="wizard-keys")
                 yield Button("Cancel", id="wizard-cancel")
@@ -182,10 +171,6 @@ class RentalWizard(Dialog[Rental | None]):
         return self.query_one(DocumentsStep)
 
     @property
-    def submit_step(self) -> SubmitStep:
-        return self.query_one(SubmitStep)
-
-    @property
     def requirements(self) -> Any:
         return self.requirements_step.requirements
 
@@ -197,21 +182,8 @@ class RentalWizard(Dialog[Rental | None]):
     def banner(self) -> Banner:
         return self.query_one("#wizard-banner", Banner)
 
-    @property
-    def _submitting(self) -> bool:
-        """Something is in flight or due: the form may not be sent again nor left."""
-        return self.phase in ("sending", "waiting", "checking")
-
     def _tell(self, text: str, retry: Any = None) -> None:
         self.banner.show(text, retry=retry)  # shown literally: server messages quote brackets
-
-    def _now(self) -> datetime:
-        now = getattr(self.app, "now", None)
-        if callable(now):
-            return now()
-        from datetime import UTC
-
-        return datetime.now(UTC)
 
     def sequence(self) -> list[str]:
         if self.requirements_step.verified_kyc:
@@ -369,8 +341,6 @@ class RentalWizard(Dialog[Rental | None]):
 
     def action_show_keys(self) -> None:
         """The wizard's own keys, not the editing keys of the field that has the focus."""
-        from vap_console.tui.screens.keys_help import KeysHelpScreen
-
         focused = self.focused
         self.set_focus(None)
 
@@ -444,7 +414,9 @@ class RentalWizard(Dialog[Rental | None]):
             self._blocked = "ineligible"
         elif self._blocked == "ineligible":
             self._blocked = None
-        types = requirements.document_types if requirements is not None else [None]
+        types: list[DocumentType | None] = [None]  # no requirements: one document, named by hand
+        if requirements is not None:
+            types = list(requirements.document_types)
         if requirements is not None and requirements.verified_kyc:
             types = []
         await self.documents_step.rebuild(types)
@@ -467,134 +439,6 @@ class RentalWizard(Dialog[Rental | None]):
         self._update_nav()
         self._tell("Rentals are unavailable on this deployment (HTTP 503, "
                    "telephony_not_configured). Nothing was sent or charged.")
-
-    # --- the submission: confirm, send, and what follows the answer ---
-
-    @work(exclusive=True, group="wizard-confirm", exit_on_error=False)
-    async def _confirm_and_submit(self) -> None:
-        application = self.build_application()
-        problems = await asyncio.to_thread(application.problems)  # stats and reads each file
-        if problems:
-            self._land(RentalValidationError(problems))
-            return
-
-        def answered(go: bool | None) -> None:
-            if go:
-                self.submit(application)
-
-        self.app.push_screen(
-            Confirm(
-                f"Rent {e164(application.number)}?\n\nThis charges {self.charge_text()} "
-                f"to your wallet up front. {SHORT_WALLET}",
-                yes="Charge the wallet and rent",
-            ),
-            answered,
-        )
-
-    @property
-    def idempotency_key(self) -> str | None:
-        return self._submission.key
-
-    def submit(self, application: RentalApplication | None = None) -> None:
-        application = application or self.build_application()
-        self._stop_countdown()
-        key = self._submission.start(application, self.documents_step.sizes())
-        self.phase = "sending"
-        self.banner.clear()
-        self._show_step("submit")
-        self.submit_step.begin(f"Sending the rental of {e164(application.number)}…")
-        self.submit_step.send(application, key, self._progress)
-
-    def _progress(self, sent: int, total: int) -> None:
-        self.submit_step.show_progress(sent, total)
-
-    @on(Submitted)
-    def _submitted(self, message: Submitted) -> None:
-        self.phase = "done"
-        rental = message.rental
-        index = getattr(self.app, "local_index", None)
-        if index is not None:
-            index.add("rentals", rental.id)  # written off the UI loop; a failure is said in a toast
-        note = "The rental had been created after all." if message.recovered else "Rental created."
-        if rental.status == RentalStatus.FUNDING:
-            note += (" The wallet is short: it waits for auto-pay to top the wallet up, then the "
-                     "rent is taken and the KYC goes to the carrier.")
-        self.notify(f"{note} Following its progress.", title=rental.status)
-        from vap_console.tui.screens.rental import RentalScreen
-
-        self.dismiss(rental)
-        self.app.push_screen(RentalScreen(rental.id, rental=rental))
-
-    @on(SubmitFailed)
-    def _submit_failed(self, message: SubmitFailed) -> None:
-        error = message.error
-        move = next_move(error)
-        if move == "check" and isinstance(error, errors.ApiError):
-            self._submission.lost = lost_reason(error)
-            self._look_for_rental(f"{self._submission.lost}: the rental may exist. "
-                                  "Checking before anything is sent again…")
-        elif move == "wait" and isinstance(error, errors.RateLimited):
-            self._start_countdown(error)
-        else:
-            self.phase = "editing"
-            self._land(error)
-
-    # --- 429: wait Retry-After, then send again with the same key ---
-
-    def _start_countdown(self, error: errors.RateLimited) -> None:
-        self.phase = "waiting"
-        self._countdown = max(1, int(round(error.retry_after or 1)))
-        self._tick_countdown()
-        self._countdown_timer = self.set_interval(1, self._tick_countdown)
-        self._update_nav()
-
-    def _tick_countdown(self) -> None:
-        if self._countdown <= 0:
-            self._stop_countdown()
-            self.submit(self._submission.application)
-            return
-        self.submit_step.say(
-            f"The key's request budget is spent (HTTP 429, rate_limited). "
-            f"Sending again in {self._countdown} s with the same Idempotency-Key…")
-        self._countdown -= 1
-
-    def _stop_countdown(self) -> None:
-        if self._countdown_timer is not None:
-            self._countdown_timer.stop()
-            self._countdown_timer = None
-
-    # --- lost answers: look before sending again ---
-
-    def _look_for_rental(self, text: str) -> None:
-        self.phase = "checking"
-        self.submit_step.say(text)
-        self.submit_step.look_for_rental(self._submission)
-
-    def _recheck(self) -> None:
-        self.phase = "checking"  # before the step is shown: Back is off while the check runs
-        self._show_step("submit")
-        self._look_for_rental("Checking whether the rental exists…")
-
-    @on(OutcomeChecked)
-    def _outcome_checked(self, message: OutcomeChecked) -> None:
-        if message.rental is not None:
-            self.post_message(Submitted(message.rental, recovered=True))
-            return
-        self.phase = "editing"
-        self._show_step("review")
-        lost = self._submission.lost
-        if message.error is not None:
-            self._tell(
-                f"{lost}, and checking whether the rental exists failed too: "
-                f"{message.error} Check again before sending anything.",
-                retry=self._recheck,
-            )
-            return
-        self._tell(
-            f"{lost}, and {message.where} holds no new rental for this number: it is "
-            "safe to send again. Retry uses the same Idempotency-Key, so the server cannot rent twice.",
-            retry=self.submit,
-        )
 
     # --- where a failure lands: the step and field it names, the form keeping every value ---
 

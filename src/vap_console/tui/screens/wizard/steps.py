@@ -13,7 +13,7 @@ class StepIndicator(Static):
     StepIndicator { height: 1; margin-bottom: 1; }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._current = ""
         self._skipped: set[str] = set()

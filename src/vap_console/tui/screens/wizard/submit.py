@@ -17,6 +17,7 @@ from vap_console.api.rental import RentalApplication, RentalValidationError
 from vap_console.api.rental_form import Submission, sent_rental, unexpected_failure
 from vap_console.tui.screens.wizard.fields import Step
 from vap_console.tui.screens.wizard.rules import human_size
+from vap_console.tui.services import WizardHost
 from vap_console.tui.untrusted import Literal
 
 
@@ -45,8 +46,9 @@ class OutcomeChecked(Message):
 
 
 class SubmitStep(Step):
-    def __init__(self) -> None:
+    def __init__(self, services: WizardHost) -> None:
         super().__init__(id="step-submit")
+        self._services = services
 
     def compose(self) -> ComposeResult:
         yield Literal("", id="submit-status")
@@ -69,9 +71,11 @@ class SubmitStep(Step):
     async def send(self, application: RentalApplication, key: str,
                    on_progress: Callable[[int, int], None]) -> None:
         try:
-            rental = await self.app.client.rent_number(  # type: ignore[attr-defined]
-                application, idempotency_key=key, on_progress=on_progress
-            )
+            # Never sent again by call_api, not even after a 429: the wizard waits out Retry-After
+            # itself, on this step, and sends again with the same Idempotency-Key.
+            rental = await self._services.call_api(
+                lambda client: client.rent_number(application, idempotency_key=key, on_progress=on_progress),
+                resend=False)
         except (errors.ApiError, RentalValidationError) as error:
             self.post_message(SubmitFailed(error))
             return
@@ -83,22 +87,24 @@ class SubmitStep(Step):
             return
         self.post_message(Submitted(rental))
 
+    async def _get_rental(self, rental_id: str) -> Rental:
+        return await self._services.call_api(lambda client: client.get_rental(rental_id))
+
     @work(exclusive=True, group="wizard-outcome", exit_on_error=False)
     async def look_for_rental(self, submission: Submission) -> None:
         """After a lost answer: the rental this submission created, if the server has it."""
         assert submission.application is not None
         number = submission.application.requested_number
         since = submission.since()
-        client = self.app.client  # type: ignore[attr-defined]
         where = "the server's rental list"
         try:
             try:
-                candidates = (await client.list_rentals()).items
+                candidates = (await self._services.call_api(lambda client: client.list_rentals())).items
             except errors.NotSupported:
                 where = "the rentals this profile remembers (this server has no rental list)"
-                index = getattr(self.app, "local_index", None)
+                index = self._services.local_index
                 ids = await index.ids("rentals") if index is not None else []
-                candidates = [await client.get_rental(rental_id) for rental_id in ids]
+                candidates = [await self._get_rental(rental_id) for rental_id in ids]
         except errors.ApiError as error:
             self.post_message(OutcomeChecked(None, error))
             return
