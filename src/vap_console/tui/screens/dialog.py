@@ -46,7 +46,7 @@ class Palette(CommandPalette):
     """Textual's command palette, closed once however many clicks land on it (its background
     or a command)."""
 
-    def dismiss(self, result: object = None) -> AwaitComplete:
+    def dismiss(self, result: None = None) -> AwaitComplete:
         if answered_already(self):
             return AwaitComplete(_nothing())
         return super().dismiss(result)
@@ -69,8 +69,8 @@ class DialogBox(VerticalScroll, can_focus=False):
 class Dialog(AnswersOnce[T]):
     LABEL: ClassVar[str] = "Dialog"
     # The console's bands, also when a dialog runs in another app (the wizard's test host).
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = breakpoints.HORIZONTAL
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = breakpoints.VERTICAL
+    HORIZONTAL_BREAKPOINTS = breakpoints.HORIZONTAL
+    VERTICAL_BREAKPOINTS = breakpoints.VERTICAL
     BINDINGS = [
         Binding("question_mark,f1", "show_keys", "Keys", id="dialog.keys", tooltip="Show this dialog's keys"),
     ]

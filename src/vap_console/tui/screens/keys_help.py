@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -100,7 +101,7 @@ class KeysHelpScreen(AnswersOnce[None]):
     BINDINGS = [Binding("escape,question_mark,q,f1", "close", "Close", id="keys.close",
                         tooltip="Close the key list")]
 
-    def __init__(self, under: Screen[object]) -> None:
+    def __init__(self, under: Screen[Any]) -> None:
         super().__init__()
         self._under = under
 
