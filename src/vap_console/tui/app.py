@@ -38,7 +38,7 @@ from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInpu
 from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import Palette
+from vap_console.tui.screens.dialog import Confirm, Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
@@ -319,10 +319,6 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         if not unsent:
             self.exit()
             return
-        # Imported when asked: start-up need not load the wizard, whose dialog this is (the
-        # tests know the question by it; it moves to screens/dialog.py after the wizard's split).
-        from vap_console.tui.screens.wizard.dialogs import Confirm
-
         def answered(leave: bool | None) -> None:
             self._quit_question = None
             if leave:
