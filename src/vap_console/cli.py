@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from vap_console import __version__
 
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     class _Parser(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+        def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
             self.exit(EXIT_USAGE, f"vap: {message} (see `vap --help`)\n")
 
     parser = _Parser(

@@ -11,11 +11,13 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vap_console.literal import clean
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from vap_console.credentials import KeyStore, ResolvedCredentials
     from vap_console.tui.app import VapApp
     from vap_console.tui.settings import Settings
@@ -150,9 +152,9 @@ def env_index_name(base_url: str) -> str:
     return ("env-" + re.sub(r"[^A-Za-z0-9_.-]", "-", host))[:64]
 
 
-def _run(app: object) -> int:
-    result = app.run()  # type: ignore[attr-defined]
-    code = app.return_code  # type: ignore[attr-defined]
+def _run(app: App[Any]) -> int:
+    result = app.run()
+    code = app.return_code
     if code:
         return int(code)
     return int(result or EXIT_OK)

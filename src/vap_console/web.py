@@ -115,7 +115,7 @@ async def _serve(command: str, host: str, port: int, max_consoles: int) -> int:
         else:
             _say(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         return EXIT_FAILURE
-    bound = site._server.sockets[0].getsockname()[1] if site._server else port  # type: ignore[union-attr]
+    bound = runner.addresses[0][1] if runner.addresses else port  # the port the OS gave for --port 0
     print(server.url(host, bound), flush=True)
     _say(f"serving the console to a browser ({max_consoles} at most at once); Ctrl+C stops it")
     stop = asyncio.Event()
@@ -206,8 +206,12 @@ def _console_server_class() -> type:
                 return websocket
             width = _int(request.query.get("width"), 80)
             height = _int(request.query.get("height"), 24)
+
+            async def close() -> None:  # AppService awaits a close that returns nothing
+                await websocket.close()
+
             console = TrackedConsole(self.command, write_bytes=websocket.send_bytes,
-                                     write_str=websocket.send_str, close=websocket.close,
+                                     write_str=websocket.send_str, close=close,
                                      download_manager=self.download_manager)
             self.consoles.add(console)
             self.sockets.add(websocket)

@@ -78,5 +78,5 @@ class Vap:
 
 
 @pytest.fixture
-def vap(sandbox_app, tmp_path: Path, capsys) -> Vap:  # noqa: ANN001
+def vap(sandbox_app, tmp_path: Path, capsys) -> Vap:
     return Vap(sandbox_app, tmp_path, capsys)

@@ -25,8 +25,8 @@ NOT_FOR_A_LIST = ("textual", "keyring", "argparse", "vap_console.tui", "vap_cons
 
 def test_the_scripting_path_imports_no_textual(live_sandbox, tmp_path: Path) -> None:
     code = ("import sys; from vap_console.cli import main; rc = main(['variables', 'list', '--json']); "
-            "sys.stdout.flush(); print(sorted({m for m in sys.modules if m.startswith(%r)}), "
-            "file=sys.stderr); sys.exit(rc)" % (NOT_FOR_A_LIST,))
+            "sys.stdout.flush(); print(sorted({m for m in sys.modules if m.startswith(" + repr(NOT_FOR_A_LIST)
+            + ")}), file=sys.stderr); sys.exit(rc)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                             env=env(tmp_path, VAP_API_KEY="sk_sandbox_agent", VAP_BASE_URL=live_sandbox.base_url))
     assert result.returncode == 0, result.stderr

@@ -25,13 +25,13 @@ def files(tmp_path: Path) -> list[str]:
     return paths
 
 
-def edited(change) -> dict:  # noqa: ANN001 - a function editing the application in place
+def edited(change) -> dict:
     data = copy.deepcopy(application())
     change(data)
     return data
 
 
-def wizard_says(validator, value: str) -> str:  # noqa: ANN001 - a Textual validator
+def wizard_says(validator, value: str) -> str:
     return validator.validate(value).failure_descriptions[0]
 
 
@@ -47,7 +47,7 @@ BAD_GSTIN = GSTIN[:14] + ("A" if GSTIN[14] != "A" else "B")
     (lambda d: d["endUser"].update(name="  "), "endUser.name", "Legal name: required"),
 ], ids=["gstin-check-character", "pan-format", "email", "legal-name"])
 def test_a_field_the_wizard_refuses_is_refused_before_any_request(
-    vap: Vap, tmp_path: Path, files: list[str], change, field: str, rule: str  # noqa: ANN001
+    vap: Vap, tmp_path: Path, files: list[str], change, field: str, rule: str
 ) -> None:
     result = vap("numbers", "rent", "--data", write(tmp_path, edited(change)), *files, "--yes")
     assert result.code == 2, result.err

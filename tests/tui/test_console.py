@@ -410,6 +410,20 @@ async def test_theme_is_remembered(tmp_path: Path) -> None:
         assert again.app.theme == "nord"
 
 
+async def test_a_theme_set_before_the_console_runs_is_not_saved(tmp_path: Path) -> None:
+    # watch_theme checked App.is_mounted, a method (always true): any theme set before the run,
+    # by a host or a test, overwrote the person's config.toml and then became the console's theme.
+    path = tmp_path / "config.toml"
+    path.write_text('theme = "nord"\n', encoding="utf-8")
+    console = build_console(settings=Settings.load(path))
+    console.app.theme = "dracula"
+    assert Settings.load(path).theme == "nord"
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert console.app.theme == "nord"
+    assert Settings.load(path).theme == "nord"
+
+
 def test_a_broken_config_file_is_reported_and_defaults_used(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text("theme = [", encoding="utf-8")

@@ -504,7 +504,7 @@ class VapClient:
             ]
         location = getattr(failure, "location", None)
         if location and secret in location:
-            failure.location = location.replace(secret, self._key_hint)  # type: ignore[attr-defined]
+            failure.location = location.replace(secret, self._key_hint)  # type: ignore[attr-defined]  # getattr found one
         failure.args = (failure._sentence(),)
         return failure
 
@@ -876,6 +876,13 @@ PIECE_CHARS = 256 * 1024
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
+def _skip_space(text: str, i: int) -> int:
+    """The first index at or after ``i`` that is not JSON whitespace."""
+    found = _WHITESPACE.match(text, i)
+    assert found is not None  # a pattern that can match nothing matches at every index
+    return found.end()
+
+
 def _not_json_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -948,34 +955,34 @@ def _top_level_arrays(
     """For each wanted key whose value is an array: (start, end, [(item start, item end)...])."""
     found: dict[str, tuple[int, int, list[tuple[int, int]]]] = {}
     seen: set[str] = set()
-    i = _WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]
+    i = _skip_space(text, 0)
     if text[i:i + 1] != "{":
         raise _NotPlain("not an object")
-    i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+    i = _skip_space(text, i + 1)
     if text[i:i + 1] != "}":
         while True:
             key, i = _SCANNER.raw_decode(text, i)
             if not isinstance(key, str) or key in seen:
                 raise _NotPlain("a key that is not a string, or twice")
             seen.add(key)
-            i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+            i = _skip_space(text, i)
             if text[i:i + 1] != ":":
                 raise _NotPlain("no colon")
-            i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+            i = _skip_space(text, i + 1)
             if key in wanted and text[i:i + 1] == "[":
                 start = i
                 items, i = _array_items(text, i)
                 found[key] = (start, i, items)
             else:
                 _, i = _SCANNER.raw_decode(text, i)
-            i = _WHITESPACE.match(text, i).end()  # type: ignore[union-attr]
+            i = _skip_space(text, i)
             if text[i:i + 1] == ",":
-                i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+                i = _skip_space(text, i + 1)
                 continue
             if text[i:i + 1] == "}":
                 break
             raise _NotPlain("no comma or closing brace")
-    if _WHITESPACE.match(text, i + 1).end() != len(text):  # type: ignore[union-attr]
+    if _skip_space(text, i + 1) != len(text):
         raise _NotPlain("something after the object")
     return found
 
@@ -983,15 +990,15 @@ def _top_level_arrays(
 def _array_items(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
     """The spans of the items of the array opening at ``i``, and the index after it."""
     items: list[tuple[int, int]] = []
-    i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+    i = _skip_space(text, i + 1)
     if text[i:i + 1] == "]":
         return items, i + 1
     while True:
         _, end = _SCANNER.raw_decode(text, i)
         items.append((i, end))
-        i = _WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
+        i = _skip_space(text, end)
         if text[i:i + 1] == ",":
-            i = _WHITESPACE.match(text, i + 1).end()  # type: ignore[union-attr]
+            i = _skip_space(text, i + 1)
         elif text[i:i + 1] == "]":
             return items, i + 1
         else:

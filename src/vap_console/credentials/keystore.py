@@ -163,7 +163,7 @@ class KeyStore:
             raise KeyringUnavailable(f"it did not answer within {self.timeout:g} s (is it locked?)")
         error = box.get("error")
         if error is None:
-            return box["value"]  # type: ignore[return-value]
+            return box["value"]  # type: ignore[return-value]  # what fn returned: a T
         if isinstance(error, keyring.errors.NoKeyringError):
             raise KeyringUnavailable(_no_backend_reason(self.env)) from None
         if isinstance(error, keyring.errors.KeyringLocked):

@@ -71,7 +71,7 @@ _EMBEDDED_LOGGING = {
 def _config(app: object, *, log_config: object) -> uvicorn.Config:
     logging.getLogger("uvicorn.error").addFilter(_QUIET)
     return uvicorn.Config(
-        app, lifespan="off", access_log=False, log_level="warning", log_config=log_config,  # type: ignore[arg-type]
+        app, lifespan="off", access_log=False, log_level="warning", log_config=log_config,  # type: ignore[arg-type]  # an ASGI app and a logging dict, typed object here
         timeout_graceful_shutdown=2,
     )
 

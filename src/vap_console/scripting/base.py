@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -89,9 +89,9 @@ class Session:
         if self.client_factory is not None:
             client = self.client_factory(creds.base_url, creds.key)
         else:
-            from vap_console.api.client import VapClient
-
             import httpx
+
+            from vap_console.api.client import VapClient
 
             # Plain http (loopback only: credentials refuse it elsewhere) has no TLS, so no CA
             # bundle to load: ~50 ms of a short command's start-up spent on nothing.
@@ -169,7 +169,7 @@ def emit_json(value: Any) -> None:
     click.echo(dump_json(value))
 
 
-def emit_rows(session: Session, headers: list[str], rows: list[list[object]], *, empty: str) -> None:
+def emit_rows(session: Session, headers: list[str], rows: Sequence[Sequence[object]], *, empty: str) -> None:
     if not rows and session.on_terminal:
         click.echo(empty, err=True)  # for a person; a script sees no lines
         return

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
-from vap_console.api.models import RentalRequirements
 from vap_console.api import rental_form
+from vap_console.api.models import RentalRequirements
 from vap_console.api.rental import RentalApplication
 from vap_console.api.rental_rules import application_problems, data_field_value
 from vap_console.scripting.base import EXIT_USAGE, Failure
@@ -41,7 +42,7 @@ def read_json(path: str, what: str) -> Any:
                       "nothing was sent", EXIT_USAGE) from None
 
 
-def _loc(error: dict[str, Any]) -> str:
+def _loc(error: ErrorDetails) -> str:
     parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"]]
     return "".join(parts).lstrip(".") or "application"
 

@@ -38,7 +38,7 @@ from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInpu
 from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import Palette
+from vap_console.tui.screens.dialog import Confirm, Palette
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
@@ -73,8 +73,8 @@ class VapApp(KeepsConnection, LiteralApp[int]):
     CSS_PATH = "console.tcss"
     TITLE = "vap console"
     # Classes every screen gets from the terminal's size; console.tcss lays out by them.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.HORIZONTAL
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = breakpoints.VERTICAL
+    HORIZONTAL_BREAKPOINTS = breakpoints.HORIZONTAL
+    VERTICAL_BREAKPOINTS = breakpoints.VERTICAL
     # The areas by name; an instance hands its screens its services (see __init__).
     MODES: ClassVar[dict[str, Any]] = {mode: _area_screen(mode, None) for mode, _label, _key in AREAS}
     COMMANDS = App.COMMANDS | {AreaCommands}
@@ -107,10 +107,12 @@ class VapApp(KeepsConnection, LiteralApp[int]):
     ) -> None:
         # Textual opens the app on DEFAULT_MODE: opening straight on the area spares a blank default
         # screen and the mode switch after it (which parses all the CSS again).
-        self.DEFAULT_MODE = start_screen
+        # Textual reads both class variables in App.__init__ and offers no per-instance argument:
+        # an instance attribute shadows them, which mypy refuses for a ClassVar.
+        self.DEFAULT_MODE = start_screen  # type: ignore[misc]  # per instance on purpose, see above
         # Each area's screen is handed this app as its services (tui/services.py) rather than
         # finding the app itself.
-        self.MODES = {mode: _area_screen(mode, self) for mode in type(self).MODES}
+        self.MODES = {mode: _area_screen(mode, self) for mode in type(self).MODES}  # type: ignore[misc]  # as DEFAULT_MODE
         super().__init__()
         self._opening: asyncio.Future[None] | None = None
         self._client_factory = client_factory
@@ -242,7 +244,9 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         await old_stack.aclose()
 
     def watch_theme(self, theme: str) -> None:
-        if self.settings.theme != theme and self.is_mounted:
+        # Only a change made while the console runs is the person's choice to remember (App.is_mounted
+        # is a method, so it was always true here: a theme set before the run overwrote config.toml).
+        if self.settings.theme != theme and self.is_running:
             self.settings.theme = theme
             try:
                 self.settings.save()
@@ -298,7 +302,7 @@ class VapApp(KeepsConnection, LiteralApp[int]):
             self.push_screen(module.ProfilesScreen())
 
     def action_command_palette(self) -> None:
-        if self.use_command_palette and not Palette.is_open(self):
+        if self.use_command_palette and not Palette.is_open(self):  # type: ignore[arg-type]  # Textual annotates App[object], invariant
             self.push_screen(Palette(id="--command-palette"))
 
     def action_keys_help(self) -> None:
@@ -315,10 +319,6 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         if not unsent:
             self.exit()
             return
-        # Imported when asked: start-up need not load the wizard, whose dialog this is (the
-        # tests know the question by it; it moves to screens/dialog.py after the wizard's split).
-        from vap_console.tui.screens.wizard.dialogs import Confirm
-
         def answered(leave: bool | None) -> None:
             self._quit_question = None
             if leave:
@@ -445,7 +445,7 @@ class VapApp(KeepsConnection, LiteralApp[int]):
     ) -> None:
         message = describe_error(error)
         screen = screen or self.screen
-        banners = screen.query(Banner) if screen is not None else []
+        banners = screen.query(Banner) if screen is not None else None
         if banners:
             banners.first().show(message, retry)
         else:

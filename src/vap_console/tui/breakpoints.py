@@ -13,7 +13,7 @@ and the dialogs' CSS lay out by these classes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -31,7 +31,7 @@ def band(value: int, bands: list[tuple[int, str]]) -> str:
     return name
 
 
-def apply_now(screen: Screen[object], width: int, height: int) -> None:
+def apply_now(screen: Screen[Any], width: int, height: int) -> None:
     """Give ``screen`` its bands' classes now. Textual does it on the screen's first Resize, after
     a first layout in the other bands: a dialog drew one frame wrong, and a click aimed from that
     frame landed elsewhere."""

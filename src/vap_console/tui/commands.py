@@ -26,7 +26,7 @@ class AreaCommands(Provider):
                 continue
             commands.append((
                 f"{getattr(screen, 'LABEL', '')}: {binding.description}".lstrip(": "),
-                partial(active.node.run_action, binding.action),
+                partial(app.run_action, binding.action, active.node),  # as Widget.run_action does
                 binding.tooltip,
             ))
         return commands

@@ -19,10 +19,16 @@ from vap_console.tui.services import ConnectionState
 from vap_console.tui.widgets.banner import Banner
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
+    from textual.app import App
     from textual.timer import Timer
 
     from vap_console.api import VapClient
+
+    # To the type checker the mixin is the App it is mixed into: Textual's own timers, workers and
+    # notify, with Textual's signatures. At run time it is a plain class (VapApp adds the App).
+    _AppPart = App[int]
+else:
+    _AppPart = object
 
 # While the server cannot be reached, the console looks again after 1, 2, 4 … at most 30 s; the
 # first answer reloads every list that failed (ListScreen._connection_changed).
@@ -35,23 +41,19 @@ MAX_RATE_LIMIT_RETRIES = 3
 RATE_LIMIT_BANNER = "HTTP 429, rate_limited"
 
 
-class KeepsConnection:
+class KeepsConnection(_AppPart):
     """Mixed into VapApp (which sets the attributes below in its __init__)."""
 
     connection: ConnectionState
-    screen: Screen[Any]
     _limited_until: datetime | None
-    _limited_timer: Any
+    _limited_timer: Timer | None
     _limited_banner: Banner | None
-    _reconnect_timer: Any
+    _reconnect_timer: Timer | None
     _reconnect_delay: float
 
     if TYPE_CHECKING:
+        # VapApp's own (not Textual's)
         def now(self) -> datetime: ...
-        def set_interval(self, interval: float, callback: Callable[[], Any]) -> Timer: ...
-        def set_timer(self, delay: float, callback: Callable[[], Any]) -> Timer: ...
-        def notify(self, message: str, **kwargs: Any) -> None: ...
-        def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
         async def call_api(self, call: Callable[[VapClient], Awaitable[Any]], *, resend: bool = True) -> Any: ...
 
     # --- 429: said on screen, with a countdown, for as long as it is waited out ---

@@ -18,10 +18,10 @@ def known_binding_ids() -> set[str]:
     for module, _name in LAZY_AREAS.values():
         importlib.import_module(module)  # so are the areas' until first shown
     ids: set[str] = set()
-    pending: list[type] = [DOMNode]
+    pending: list[type[DOMNode]] = [DOMNode]
     while pending:
         cls = pending.pop()
         pending.extend(cls.__subclasses__())
         if cls.__module__.startswith("vap_console."):
-            ids.update(b.id for b in cls.BINDINGS if isinstance(b, Binding) and b.id)  # type: ignore[attr-defined]
+            ids.update(b.id for b in cls.BINDINGS if isinstance(b, Binding) and b.id)
     return ids

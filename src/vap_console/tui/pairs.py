@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, Group, RenderableType, RenderResult, RichCast
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
@@ -31,7 +31,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style as VisualStyle
-from textual.visual import RenderOptions, Visual
+from textual.visual import RenderOptions, Visual, VisualType
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -131,12 +131,16 @@ class Rendered(Visual):
         return self._lines[1]
 
     def render_strips(self, width: int, height: int | None, style: VisualStyle, options: RenderOptions) -> list[Strip]:
+        strips = self.styled_lines(width, style)
+        return strips if height is None else strips[:height]
+
+    def styled_lines(self, width: int, style: VisualStyle) -> list[Strip]:
+        """Every line at this width in this style (kept for the next call with the same two)."""
         key = (width, style)
         if self._strips[0] != key:
             base = style.rich_style
             self._strips = (key, [Strip(Segment.apply_style(line, base)) for line in self.lines(width)])
-        strips = self._strips[1]
-        return strips if height is None else strips[:height]
+        return self._strips[1]
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return container_width  # a detail pane's content fills the pane
@@ -169,14 +173,26 @@ class DetailView(ScrollView, Static, can_focus=True):
         super().__init__(id=id, classes=classes)
         self._rendered = Rendered(Text())
 
+    # Static's `content` and `update`, kept with Static's types (a DetailView is a Static to whoever
+    # holds it); what it stores is a Rich renderable.
     @property
-    def content(self) -> RenderableType:
+    def content(self) -> VisualType:
         """What the pane shows (a Rich renderable: tests print it)."""
         return self._rendered.renderable
 
-    def update(self, content: RenderableType = "", *, layout: bool = False) -> None:
-        self._rendered = content if isinstance(content, Rendered) else Rendered(
-            Text(content) if isinstance(content, str) else content)
+    @content.setter
+    def content(self, content: VisualType) -> None:
+        self.update(content)
+
+    def update(self, content: VisualType = "", *, layout: bool = False) -> None:
+        if isinstance(content, Rendered):
+            self._rendered = content
+        elif isinstance(content, str):
+            self._rendered = Rendered(Text(content))
+        elif isinstance(content, ConsoleRenderable | RichCast):
+            self._rendered = Rendered(content)
+        else:
+            raise TypeError(f"a detail pane shows Rich renderables, not {type(content).__name__}")
         self.scroll_to(0, 0, animate=False, immediate=True)
         self._resize_content()
 
@@ -212,7 +228,7 @@ class DetailView(ScrollView, Static, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         style = self.visual_style
-        strips = self._rendered.render_strips(width, None, style, None)  # type: ignore[arg-type]
+        strips = self._rendered.styled_lines(width, style)
         n = int(self.scroll_y) + y
         if n < len(strips):
             strip = strips[n]

@@ -21,7 +21,7 @@ import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import platformdirs
 import tomli_w
@@ -36,6 +36,15 @@ NETWORK_KEYS: dict[str, tuple[str, int]] = {
     "min_transfer_rate_kib": ("min_transfer_rate", 1024),
     "max_response_mib": ("max_response_bytes", 1024 * 1024),
 }
+
+
+class ClientOptions(TypedDict, total=False):
+    """The VapClient keyword arguments config.toml's [network] table can set (see NETWORK_KEYS)."""
+
+    request_timeout: float
+    total_timeout: float
+    min_transfer_rate: float
+    max_response_bytes: int
 
 
 def default_path() -> Path:
@@ -85,14 +94,22 @@ class Settings:
             settings.problem = f"{settings.problem}. {note}" if settings.problem else note
         return settings
 
-    def client_options(self) -> dict[str, float | int]:
+    def client_options(self) -> ClientOptions:
         """VapClient keyword arguments from the valid [network] entries (none: the defaults)."""
-        options: dict[str, float | int] = {}
-        for key, value in self.network.items():
-            if key in NETWORK_KEYS and _positive_number(value):
-                argument, factor = NETWORK_KEYS[key]
-                scaled = value * factor
-                options[argument] = int(scaled) if argument == "max_response_bytes" else float(scaled)
+        scaled = {
+            NETWORK_KEYS[key][0]: value * NETWORK_KEYS[key][1]
+            for key, value in self.network.items()
+            if key in NETWORK_KEYS and _positive_number(value)
+        }
+        options = ClientOptions()
+        if "request_timeout" in scaled:
+            options["request_timeout"] = float(scaled["request_timeout"])
+        if "total_timeout" in scaled:
+            options["total_timeout"] = float(scaled["total_timeout"])
+        if "min_transfer_rate" in scaled:
+            options["min_transfer_rate"] = float(scaled["min_transfer_rate"])
+        if "max_response_bytes" in scaled:
+            options["max_response_bytes"] = int(scaled["max_response_bytes"])
         return options
 
     def save(self) -> None:

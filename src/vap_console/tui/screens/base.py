@@ -126,7 +126,7 @@ class ForwardsWorkerFailures:
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.error is not None and event.worker.is_finished:
-            services_of(self.app).worker_failed(event.worker, self)  # type: ignore[attr-defined]
+            services_of(self.app).worker_failed(event.worker, self)  # type: ignore[attr-defined]  # a Screen mixin: its app
         elif event.state == WorkerState.SUCCESS:
             self.worker_succeeded(event.worker)
 
@@ -190,7 +190,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         raise NotImplementedError
 
     def key_of(self, item: T) -> str:
-        return item.id  # type: ignore[attr-defined]
+        return item.id  # type: ignore[attr-defined]  # every listed model has an id; others override this
 
     def row_of(self, item: T) -> Row:
         raise NotImplementedError

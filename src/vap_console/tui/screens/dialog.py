@@ -1,4 +1,5 @@
-"""What every dialog of the console shares: `?` (or F1) lists its keys, and a key bar of its own.
+"""The console's dialogs, in one module: what every dialog shares (`?` or F1 lists its keys, a key
+bar of its own, answered once), the yes/no question and the document file picker.
 
 A dialog covers the screen it opened from; without its own key bar the bottom line would go on
 showing that screen's keys, which do nothing while the dialog is up.
@@ -6,16 +7,22 @@ showing that screen's keys, which do nothing while the dialog is up.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from textual import events, on
+from rich.text import Text, TextType
+from textual import events, on, work
+from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.command import CommandPalette
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DirectoryTree, Input, Static
 
-from vap_console.tui import breakpoints
+from vap_console.tui import breakpoints, untrusted
 from vap_console.tui.widgets.key_bar import KeyBar
 
 T = TypeVar("T")
@@ -46,7 +53,7 @@ class Palette(CommandPalette):
     """Textual's command palette, closed once however many clicks land on it (its background
     or a command)."""
 
-    def dismiss(self, result: object = None) -> AwaitComplete:
+    def dismiss(self, result: None = None) -> AwaitComplete:
         if answered_already(self):
             return AwaitComplete(_nothing())
         return super().dismiss(result)
@@ -69,8 +76,8 @@ class DialogBox(VerticalScroll, can_focus=False):
 class Dialog(AnswersOnce[T]):
     LABEL: ClassVar[str] = "Dialog"
     # The console's bands, also when a dialog runs in another app (the wizard's test host).
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = breakpoints.HORIZONTAL
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = breakpoints.VERTICAL
+    HORIZONTAL_BREAKPOINTS = breakpoints.HORIZONTAL
+    VERTICAL_BREAKPOINTS = breakpoints.VERTICAL
     BINDINGS = [
         Binding("question_mark,f1", "show_keys", "Keys", id="dialog.keys", tooltip="Show this dialog's keys"),
     ]
@@ -88,3 +95,178 @@ class Dialog(AnswersOnce[T]):
         from vap_console.tui.screens.keys_help import KeysHelpScreen
 
         self.app.push_screen(KeysHelpScreen(self))
+
+
+# --- yes or no ---
+
+
+class Question(Dialog[bool]):
+    """A yes/no question: True only on an explicit yes, False on no or Esc; the safe answer (no)
+    has the focus, so Enter alone never deletes or charges; the text is shown literally (it
+    quotes server names), and the answer is given once (AnswersOnce)."""
+
+    SAFE: ClassVar[str] = "#no"
+
+    def on_mount(self) -> None:
+        self.query_one(self.SAFE, Button).focus()
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+class ConfirmScreen(Question):
+    """The areas' question: a title, a body, y/n/Esc, ``Delete (y)`` and ``Keep (n)`` buttons."""
+
+    LABEL = "Confirm"
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "Keep", id="confirm.no", tooltip="Do nothing"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
+    ]
+    AUTO_FOCUS = "#no"
+    SAFE = "#no"
+
+    def __init__(self, title: str, body: str, yes: str = "Delete", no: str = "Keep") -> None:
+        super().__init__()
+        self._title = title
+        self._body = body
+        self._yes = yes
+        self._no = no
+
+    def compose(self) -> ComposeResult:
+        with DialogBox(classes="dialog"):
+            # Titles name what is deleted: a server's name, shown literally.
+            yield Static(untrusted.content(self._title), classes="dialog-title")
+            yield Static(untrusted.content(self._body), classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self._yes} (y)", id="yes", variant="error")
+                yield Button(f"{self._no} (n)", id="no")
+
+    @on(Button.Pressed, "#yes")
+    def _yes_pressed(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def _no_pressed(self) -> None:
+        self.dismiss(False)
+
+
+class Confirm(Question):
+    """The wizard's and the quit question: one sentence, Esc or Cancel, the yes button named."""
+
+    LABEL = "Confirm"
+
+    DEFAULT_CSS = """
+    Confirm { align: center middle; }
+    /* Never taller or wider than the terminal: the question scrolls, the buttons stay docked. */
+    Confirm > DialogBox {
+        width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 1 2;
+        border: thick $warning; background: $surface;
+    }
+    Confirm #confirm-text { margin-bottom: 1; }
+    Confirm Horizontal { dock: bottom; height: auto; align-horizontal: right; background: $surface; }
+    Confirm Button { margin-left: 2; }
+    Confirm.-short > DialogBox { padding: 0 1; }
+    /* !important: the variants' borders (Button.-style-default.-warning) outrank this rule */
+    Confirm.-short Button { height: 1; border: none !important; }
+    """
+    BINDINGS = [
+        Binding("escape", "no", "Cancel", id="confirm.cancel", tooltip="Close without doing it"),
+    ]
+    SAFE = "#confirm-no"
+
+    def __init__(self, question: str, *, yes: str, no: str = "Cancel") -> None:
+        super().__init__()
+        self.question = question
+        self.yes_label = yes
+        self.no_label = no
+
+    def compose(self) -> ComposeResult:
+        with DialogBox():
+            yield Static(untrusted.content(self.question), id="confirm-text")
+            with Horizontal():
+                yield Button(self.no_label, id="confirm-no")
+                yield Button(self.yes_label, id="confirm-yes", variant="warning")
+
+    @on(Button.Pressed, "#confirm-yes")
+    def _yes(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#confirm-no")
+    def action_no(self) -> None:
+        self.dismiss(False)
+
+
+# --- the document file picker ---
+
+DOCUMENT_SUFFIXES = frozenset({".pdf", ".jpg", ".jpeg", ".png"})
+
+
+class DocumentTree(DirectoryTree):
+    """A directory tree that shows folders and only the file types the carrier accepts."""
+
+    def process_label(self, label: TextType) -> Text:
+        # A file's name is whatever its creator chose: shown literally, control characters visible.
+        return super().process_label(untrusted.clean(label, multiline=False) if isinstance(label, str)
+                                     else untrusted.clean_text(label, multiline=False))
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [
+            path
+            for path in paths
+            if not path.name.startswith(".")
+            and (path.is_dir() or path.suffix.lower() in DOCUMENT_SUFFIXES)
+        ]
+
+
+class FilePicker(Dialog[Path | None]):
+    """Pick a PDF, JPEG or PNG file: browse the tree, or type a folder to start from."""
+    LABEL = "Choose a document"
+
+    DEFAULT_CSS = """
+    FilePicker { align: center middle; }
+    FilePicker > Vertical {
+        width: 90%; height: 80%; min-height: 12; max-height: 100%; padding: 0 1;
+        border: thick $accent; background: $surface;
+    }
+    FilePicker #picker-title { text-style: bold; padding: 1 0 0 0; }
+    FilePicker #picker-root { margin: 1 0; }
+    FilePicker DocumentTree { height: 1fr; }
+    FilePicker #picker-hint { color: $text-muted; }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="picker.cancel", tooltip="Close without picking a file"),
+    ]
+
+    def __init__(self, start: Path) -> None:
+        """``start``: a folder (the caller checks it, off the UI loop)."""
+        super().__init__()
+        self.start = start
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Choose a document (PDF, JPEG or PNG, at most 5 MB)", id="picker-title")
+            yield Input(str(self.start), id="picker-root", placeholder="folder to browse")
+            yield DocumentTree(self.start, id="picker-tree")
+            yield Static("Enter on a file picks it · Esc cancels", id="picker-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(DocumentTree).focus()
+
+    @on(Input.Submitted, "#picker-root")
+    @work(exclusive=True, group="picker-root", exit_on_error=False)
+    async def _new_root(self, event: Input.Submitted) -> None:
+        root = await asyncio.to_thread(Path(event.value).expanduser)  # may read the password database
+        if await asyncio.to_thread(root.is_dir):
+            tree = self.query_one(DocumentTree)
+            tree.path = root
+            tree.focus()
+        else:
+            self.notify(f"Folder: {root} is not a folder", severity="error")
+
+    @on(DirectoryTree.FileSelected)
+    def _picked(self, event: DirectoryTree.FileSelected) -> None:
+        event.stop()
+        self.dismiss(Path(event.path))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

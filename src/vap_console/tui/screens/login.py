@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import TypedDict
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -307,6 +308,17 @@ class LoginScreen(Dialog[ResolvedCredentials | None]):
         status.set_class(error, "-error")
 
 
+class LoginScreenArgs(TypedDict):
+    """LoginApp's arguments for its one LoginScreen (tests read them to see why login was asked)."""
+
+    profile: str | None
+    base_url: str | None
+    reason: str
+    verify: AsyncVerifier | None
+    cancel_label: str
+    keyring_failed: bool
+
+
 class LoginApp(LiteralApp[ResolvedCredentials | None]):
     """The console's first screen when no usable key exists; returns the credentials or None."""
 
@@ -323,7 +335,7 @@ class LoginApp(LiteralApp[ResolvedCredentials | None]):
         keyring_failed: bool = False,
     ) -> None:
         super().__init__()
-        self._screen_args = {
+        self._screen_args: LoginScreenArgs = {
             "profile": profile, "base_url": base_url, "reason": reason, "verify": verify,
             "cancel_label": "Quit", "keyring_failed": keyring_failed,
         }
@@ -353,7 +365,12 @@ def stored_key_rejected(resolved: ResolvedCredentials, verify: AsyncVerifier | N
 
     assert resolved.key is not None and resolved.base_url is not None
     try:
-        asyncio.run((verify or verify_key)(resolved.base_url, resolved.key))
+        base_url, key = resolved.base_url, resolved.key
+
+        async def check() -> None:  # asyncio.run takes a coroutine; a verifier returns any awaitable
+            await (verify or verify_key)(base_url, key)
+
+        asyncio.run(check())
     except (errors.Unauthorized, errors.ForbiddenScope) as exc:
         return (f"The key stored for profile {resolved.profile!r} was refused: "
                 f"{explain_verify_error(exc, resolved.base_url)}. Enter a new one to continue.")

@@ -33,6 +33,8 @@ from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.timeline import STATUS_LABELS, Timeline
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from vap_console.api import VapClient
     from vap_console.tui.remembered import Remembered
 
@@ -50,7 +52,7 @@ def substitute_note(rental: Rental) -> str:
             f"{fmt.e164(rental.e164 or rental.number)} was bought instead")
 
 
-def status_toast(rental: Rental) -> tuple[str, str]:
+def status_toast(rental: Rental) -> tuple[str, SeverityLevel]:
     """(message, severity) for a status change."""
     number = fmt.e164(rental.e164 or rental.number or rental.requested_number) or rental.id
     label = STATUS_LABELS.get(rental.status, "new status")
@@ -246,7 +248,7 @@ def announce(app: App[Any], rental: Rental) -> None:
     app.post_message(AreasChanged("numbers"))  # reloaded now if on screen, else when next shown
     message, severity = status_toast(rental)
     app.bell()
-    app.notify(message, title="Rental status", severity=severity, timeout=8)  # type: ignore[arg-type]
+    app.notify(message, title="Rental status", severity=severity, timeout=8)
 
 
 # --- remembered rentals: followed in the background from the console's start ---

@@ -464,7 +464,7 @@ class RowTable(ScrollView, can_focus=True):
         used = max(sum(widths) + len(widths) - 1, 0)
         if not any(isinstance(cell, Text) for cell in cells):
             # Plain cells (most rows) make one segment: this is what keeps filtering fast.
-            line = " ".join(fit_cell(c, w) for c, w in zip(cells, widths))  # type: ignore[arg-type]
+            line = " ".join(fit_cell(c, w) for c, w in zip(cells, widths))  # type: ignore[arg-type]  # no Text among them: str
             if used < width:
                 return Strip([Segment(line + " " * (width - used), style)], width)
             if used == width:

@@ -69,10 +69,10 @@ def relative_time(at: datetime, now: datetime) -> str:
     seconds = abs(seconds)
     if seconds < 5:
         return "just now"
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "min"), (1, "s")):
-        if seconds >= size:
-            amount = f"{int(seconds // size)} {unit}"
-            break
+    # the last size is 1 s, which 5 s and more always reach
+    size, unit = next((size, unit) for size, unit in ((86400, "d"), (3600, "h"), (60, "min"), (1, "s"))
+                      if seconds >= size)
+    amount = f"{int(seconds // size)} {unit}"
     return f"in {amount}" if ahead else f"{amount} ago"
 
 
