@@ -22,7 +22,7 @@ from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import ConfirmScreen, confirm_then
 from vap_console.tui.screens.numbers import fields_table, is_uuid
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.webcall import WebCallConfirm, WebCallScreen
@@ -229,13 +229,13 @@ class AgentsScreen(ListScreen[Agent]):
     @on(WebCallAsked)
     def _confirm_web_call(self, message: WebCallAsked) -> None:
         self.show_limits(message.limits)
-        agent = message.agent
+        confirm_then(self.app, WebCallConfirm(label_of(message.agent), message.limits),
+                     partial(self._start_unless_starting, message.agent))
 
-        def answered(yes: bool | None) -> None:
-            if yes and not self.starting_call():
-                self.start_web_call(agent)
-
-        self.app.push_screen(WebCallConfirm(label_of(agent), message.limits), answered)
+    def _start_unless_starting(self, agent: Agent) -> None:
+        # Billed: never a second start while one is under way (a second yes from one gesture).
+        if not self.starting_call():
+            self.start_web_call(agent)
 
     # Not exclusive: a new worker of an exclusive group cancels the one running, and a cancelled
     # start may have begun a billed call whose credentials would then never be shown.
@@ -287,12 +287,8 @@ class AgentsScreen(ListScreen[Agent]):
         agent = self.current
         if agent is None:
             return
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.delete_agent(agent)
-
-        self.app.push_screen(ConfirmScreen(f"Delete agent {label_of(agent)}?", DELETE_NOTE), confirmed)
+        confirm_then(self.app, ConfirmScreen(f"Delete agent {label_of(agent)}?", DELETE_NOTE),
+                     partial(self.delete_agent, agent))
 
     @work(exclusive=True, group="delete", exit_on_error=False)
     async def delete_agent(self, agent: Agent) -> None:

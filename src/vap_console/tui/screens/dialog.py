@@ -8,13 +8,13 @@ showing that screen's keys, which do nothing while the dialog is up.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from rich.text import Text, TextType
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.command import CommandPalette
@@ -112,6 +112,21 @@ class Question(Dialog[bool]):
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
+
+
+def confirm_then(app: App[Any], question: Question, act: Callable[[], object]) -> None:
+    """Confirm-then-act, written once: show ``question``; ``act`` runs only on an explicit yes
+    (no, Esc, or a second answer from one gesture: nothing is done, nothing is sent).
+
+    Not a worker awaiting ``push_screen_wait``: such a worker would count as running for as long
+    as the question is up, so "no worker runs" would no longer mean the console is idle.
+    """
+
+    def answered(yes: bool | None) -> None:
+        if yes is True:
+            act()
+
+    app.push_screen(question, answered)
 
 
 class ConfirmScreen(Question):

@@ -7,6 +7,7 @@ comes back as a message. Keys are only ever shown masked to their last four char
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rich.console import Group
@@ -31,7 +32,7 @@ from vap_console.credentials import (
 from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import ConfirmScreen, confirm_then
 from vap_console.tui.screens.login import AsyncVerifier, LoginScreen
 from vap_console.tui.services import Services, services_of
 from vap_console.tui.untrusted import Literal
@@ -340,12 +341,8 @@ class ProfilesScreen(Screen[None]):
                 info=True,
             )
             return
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self.remove_profile(name)
-
-        self.app.push_screen(ConfirmScreen(f"Remove profile {name!r}?", REMOVE_NOTE, yes="Remove"), confirmed)
+        confirm_then(self.app, ConfirmScreen(f"Remove profile {name!r}?", REMOVE_NOTE, yes="Remove"),
+                     partial(self.remove_profile, name))
 
     @work(thread=True, exclusive=True, group="profiles", exit_on_error=False, description="remove a profile")
     def remove_profile(self, name: str) -> None:

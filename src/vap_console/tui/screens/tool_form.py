@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rich.text import Text
@@ -52,8 +53,7 @@ from vap_console.api.tool_rules import (
 from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
-from vap_console.tui.screens.confirm import ConfirmScreen
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import ConfirmScreen, Dialog, confirm_then
 from vap_console.tui.services import Services, services_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
@@ -464,20 +464,19 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
             self._send(body)
             return
 
-        def answered(create: bool | None) -> None:
-            if create:
-                self._confirmed = body
-                self._send(body)
+        def create() -> None:
+            self._confirmed = body
+            self._send(body)
 
         names = ", ".join("{" + token + "}" for token in unknown)
-        self.app.push_screen(ConfirmScreen(
+        confirm_then(self.app, ConfirmScreen(
             "Create the tool with unknown placeholders?",
             f"{names} {'is' if len(unknown) == 1 else 'are'} neither an llmParam of this tool nor a "
             "variable of this account, nor a context param the service documents ({call_id}, "
             "{agent_id}, {phone_number}). Unless the service fills it some other way, the tool "
             "will send the braces as they are. Keep goes back to the form.",
             yes="Create anyway",
-        ), answered)
+        ), create)
 
     def _send(self, body: ToolCreate) -> None:
         self.query_one("#create", Button).disabled = True
@@ -530,13 +529,6 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
         if not self.is_dirty():
             self.dismiss(None)
             return
-
-        def answered(discard: bool | None) -> None:
-            if discard:
-                self.dismiss(None)
-
-        self.app.push_screen(
-            ConfirmScreen("Discard the new tool?", "What you typed in the form is lost. Keep goes back to it.",
-                          yes="Discard"),
-            answered,
-        )
+        confirm_then(self.app, ConfirmScreen(
+            "Discard the new tool?", "What you typed in the form is lost. Keep goes back to it.", yes="Discard",
+        ), partial(self.dismiss, None))
