@@ -200,7 +200,12 @@ class RentalScreen(Screen[None]):
                     self.post_message(RentalPolled(event))
         except errors.ApiError as error:
             self.post_message(PollStopped(error))
-        except Exception as error:  # noqa: BLE001 - a bad answer must stop polling, not the console
+        # Narrow, not the one failure path (ApiFailed): a stop is shown here, on the timeline
+        # ("stopped: <code>") and in this screen's banner with Retry, which the app's handler
+        # would not do. The client raises only ApiError, and ValueError for an id it refuses
+        # (blank); a bad answer is an ApiError (UnexpectedResponse). Anything else is a bug and
+        # goes to the app's handler like any worker's.
+        except ValueError as error:
             self.post_message(PollStopped(errors.UnexpectedResponse(f"Polling stopped: {error}")))
         finally:
             self.polling = False
