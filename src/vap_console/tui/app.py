@@ -37,8 +37,9 @@ from vap_console.tui.connection import MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WA
 from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInput, describe_error, error_title
 from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.remembered import Remembered
+from vap_console.tui.screens.answers_once import Palette
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import Confirm, Palette
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered

@@ -15,56 +15,16 @@ from typing import Any, ClassVar, TypeVar
 from rich.text import Text, TextType
 from textual import events, on, work
 from textual.app import App, ComposeResult
-from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.command import CommandPalette
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DirectoryTree, Input, Static
 
 from vap_console.tui import breakpoints, untrusted
+from vap_console.tui.screens.answers_once import AnswersOnce
+from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.widgets.key_bar import KeyBar
 
 T = TypeVar("T")
-
-
-async def _nothing() -> None:
-    return None
-
-
-def answered_already(screen: Screen[Any]) -> bool:
-    """Whether ``screen`` has left the stack: an answer to it now would close the one beneath.
-
-    Two answers come from one gesture (a double click, Enter pressed twice before the first is
-    handled); Textual's dismiss pops whatever is on top, so the second one closed the screen
-    underneath (a wizard, with what was typed) or, with nothing beneath, stopped the console.
-    """
-    return screen not in screen.app.screen_stack
-
-
-class AnswersOnce(ModalScreen[T]):
-    def dismiss(self, result: T | None = None) -> AwaitComplete:
-        if answered_already(self):
-            return AwaitComplete(_nothing())
-        return super().dismiss(result)
-
-
-class Palette(CommandPalette):
-    """Textual's command palette, closed once however many clicks land on it (its background
-    or a command)."""
-
-    def dismiss(self, result: None = None) -> AwaitComplete:
-        if answered_already(self):
-            return AwaitComplete(_nothing())
-        return super().dismiss(result)
-
-    def _select_or_command(self, event: Any = None) -> None:
-        # The second click of a double click on a command would run it a second time.
-        if answered_already(self):
-            if event is not None:
-                event.stop()
-            return
-        super()._select_or_command(event)
 
 
 class DialogBox(VerticalScroll, can_focus=False):
@@ -92,8 +52,6 @@ class Dialog(AnswersOnce[T]):
             self.mount(KeyBar())
 
     def action_show_keys(self) -> None:
-        from vap_console.tui.screens.keys_help import KeysHelpScreen
-
         self.app.push_screen(KeysHelpScreen(self))
 
 

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from vap_console.tui import untrusted
-from vap_console.tui.screens.dialog import AnswersOnce
+from vap_console.tui.screens.answers_once import AnswersOnce
 
 THIS_SCREEN, EVERYWHERE, EDITING = "This screen", "Everywhere", "Text fields and scrolling"
 GROUPS = (THIS_SCREEN, EVERYWHERE, EDITING)

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, Static
 
+from vap_console.api import errors
 from vap_console.credentials import (
     DEFAULT_BASE_URL,
     ENV_BASE_URL,
@@ -361,8 +362,6 @@ def stored_key_rejected(resolved: ResolvedCredentials, verify: AsyncVerifier | N
     Anything else (the server unreachable, a 5xx) is for the console to show, not a reason to
     ask for another key: None then too.
     """
-    from vap_console.api import errors
-
     assert resolved.key is not None and resolved.base_url is not None
     try:
         base_url, key = resolved.base_url, resolved.key

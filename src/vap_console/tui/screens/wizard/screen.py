@@ -33,7 +33,7 @@ from vap_console.api import errors
 from vap_console.api.models import DocumentType, NumberType, Rental
 from vap_console.api.rental import RentalApplication, RentalValidationError
 from vap_console.api.rental_form import advice_for, build_application, charge_text
-from vap_console.tui.screens.dialog import answered_already
+from vap_console.tui.screens.answers_once import answered_already
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.wizard.dialogs import Confirm
 from vap_console.tui.screens.wizard.documents import DocumentEntry, DocumentsStep
