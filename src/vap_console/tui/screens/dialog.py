@@ -111,8 +111,8 @@ class ConfirmScreen(Question):
             yield Static(untrusted.content(self._title), classes="dialog-title")
             yield Static(untrusted.content(self._body), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
-                yield Button(f"{self._yes} (y)", id="yes", variant="error")
-                yield Button(f"{self._no} (n)", id="no")
+                yield Button(untrusted.content(f"{self._yes} (y)"), id="yes", variant="error")
+                yield Button(untrusted.content(f"{self._no} (n)"), id="no")
 
     @on(Button.Pressed, "#yes")
     def _yes_pressed(self) -> None:
@@ -157,8 +157,8 @@ class Confirm(Question):
         with DialogBox():
             yield Static(untrusted.content(self.question), id="confirm-text")
             with Horizontal():
-                yield Button(self.no_label, id="confirm-no")
-                yield Button(self.yes_label, id="confirm-yes", variant="warning")
+                yield Button(untrusted.content(self.no_label), id="confirm-no")
+                yield Button(untrusted.content(self.yes_label), id="confirm-yes", variant="warning")
 
     @on(Button.Pressed, "#confirm-yes")
     def _yes(self) -> None:
