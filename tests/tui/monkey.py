@@ -123,7 +123,7 @@ PALETTE_QUERIES = [
 # The buttons a person aims at (the generator's ["target", …] events).
 TARGETS = [
     "#search", ".doc-browse", "#doc-add", "#wizard-next", "#wizard-back", "#wizard-cancel",
-    "#confirm-yes", "#confirm-no", "#yes", "#no", "#create", "#cancel", "#ok", "#close",
+    "#yes", "#no", "#create", "#cancel", "#ok", "#close",
     "#copy-token", "#copy-host", "#login-save", "#login-session", "#login-cancel", "Banner Button",
     "ListState Button", "#results", "#rows", "#profile-rows", "#picker-tree", "Select", "Checkbox",
     "#number-type", "#f-kind", "#f-config-method", "#f-config-auth-type", "#filter",
@@ -206,13 +206,13 @@ def _wizard(rng: random.Random) -> list[Event]:
         out.append(["fill", rng.randrange(1000)])
         out.append(["key", "pagedown"] if rng.random() < 0.8 else ["target", "#wizard-next"])
     if stages == 6:  # review → confirm → send
-        out += [["target", "#confirm-yes"] if rng.random() < 0.8 else ["key", "escape"]]
+        out += [["target", "#yes"] if rng.random() < 0.8 else ["key", "escape"]]
         out += [["tick", rng.choice([3, 5, 8])] for _ in range(rng.randint(0, 5))]
     return out
 
 
 # What a person does before going elsewhere: close the dialog, discarding what was typed.
-CLOSE = [["key", "escape"], ["target", "#confirm-yes"], ["target", "#yes"]]
+CLOSE = [["key", "escape"], ["key", "y"], ["target", "#yes"]]
 
 
 def chunk(rng: random.Random) -> list[Event]:
@@ -278,7 +278,7 @@ def _chunk(rng: random.Random) -> list[Event]:
         return out + [["fill", rng.randrange(1000)],
                       ["target", rng.choice(["#login-save", "#login-session", "#yes", "#no"])]]
     if kind == "leave":  # out of a form with something typed: Escape, then "discard"
-        return [["key", "escape"], ["target", rng.choice(["#confirm-yes", "#yes"])]]
+        return [["key", "escape"], rng.choice([["key", "y"], ["target", "#yes"]])]
     return [["key", "escape"]] * rng.randint(1, 4)
 
 
@@ -1030,14 +1030,10 @@ class Session:
         for count in range(ESCAPES):
             if count and not (self._text_box_focused() or isinstance(app.screen, ModalScreen)):
                 break
-            # Escape on "Discard what you typed?" keeps the form (nothing typed is lost by a stray
-            # key): a person who wants out answers it, as they would with the mouse. The wizard's
-            # "Leave the wizard?" has no yes key (its dialog also asks before charging money):
-            # they click "Leave and discard".
-            if self._leave_wizard_question():
-                await self._target("#confirm-yes")
-            else:
-                await self._press("y" if self._discard_question() else "escape")
+            # Escape on "Discard what you typed?" (the tool form's, the wizard's "Leave and
+            # discard") keeps the form: nothing typed is lost by a stray key. A person who wants
+            # out answers it.
+            await self._press("y" if self._discard_question() else "escape")
             await self._settle()
             self._check()
             if self.outcome.failure is not None:
@@ -1062,19 +1058,11 @@ class Session:
                 f"{place(app)}", place(app), len(self.events),
             )
 
-    def _leave_wizard_question(self) -> bool:
-        from vap_console.tui.screens.wizard.dialogs import Confirm
-
-        screen = self.app.screen
-        return isinstance(screen, Confirm) and screen.yes_label.startswith("Leave")
-
     def _discard_question(self) -> bool:
-        from vap_console.tui.screens.confirm import ConfirmScreen
-        from vap_console.tui.screens.wizard.dialogs import Confirm
+        from vap_console.tui.screens.dialog import Confirm
 
         screen = self.app.screen
-        return ((isinstance(screen, ConfirmScreen) and screen._yes == "Discard")
-                or (isinstance(screen, Confirm) and "discard" in screen.yes_label.lower()))
+        return isinstance(screen, Confirm) and "discard" in screen.yes_label.lower()
 
     async def _press(self, key: str) -> None:
         event = events.Key(key, _character(key))

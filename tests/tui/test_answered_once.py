@@ -8,7 +8,7 @@ from textual.command import CommandList, CommandPalette
 
 from tests.tui.console_scenes import build_console, settle, until
 from tests.tui.wizard_host import wizard_of
-from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.wizard import RentalWizard
 
 SIZE = (100, 30)
@@ -74,7 +74,7 @@ async def test_two_answers_to_a_wizard_question_leave_the_wizard_open() -> None:
         await pilot.press("n")
         await until(pilot, lambda: isinstance(console.app.screen, RentalWizard))
         wizard = wizard_of(console.app)
-        question = ConfirmScreen("Anything?", "A question over the wizard.", yes="Yes")
+        question = Confirm("A question over the wizard.", title="Anything?", yes="Yes")
         await console.app.push_screen(question)
         await settle(pilot)
         question.dismiss(False)

@@ -22,7 +22,7 @@ from tests.tui.console_scenes import (
 )
 from vap_console.sandbox.state import VariableRecord
 from vap_console.tui.screens.agents import AgentsScreen
-from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.tool_form import ToolFormScreen
 from vap_console.tui.screens.variables import VariablesScreen
 from vap_console.tui.screens.voices import VoicesScreen
@@ -216,7 +216,7 @@ async def test_server_422_lands_on_its_field_and_keeps_the_form() -> None:
                       "f-config-outputs": "customer_name = data.name"})
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert isinstance(console.app.screen, ConfirmScreen)  # {caller} is no variable: asked first
+        assert isinstance(console.app.screen, Confirm)  # {caller} is no variable: asked first
         await pilot.press("y")
         await settle(pilot)
         assert isinstance(console.app.screen, ToolFormScreen)
@@ -270,7 +270,7 @@ async def test_delete_tool_confirms_and_variables_fall_back() -> None:
         table(console.app).move_to_key(console.account.tool_by_name("lookup_customer").id)
         await pilot.press("d")
         await settle(pilot)
-        assert isinstance(console.app.screen, ConfirmScreen)
+        assert isinstance(console.app.screen, Confirm)
         assert "fall back to their default" in plain(console.app.screen.query_one(".dialog-body", Static))
         await pilot.press("y")
         await settle(pilot)
@@ -287,7 +287,7 @@ async def test_builtin_tool_is_explained_not_deleted() -> None:
         assert column(console.app, 0)[0] == "end_call°"  # marked built-in
         await pilot.press("d")
         await settle(pilot)
-        assert not isinstance(console.app.screen, ConfirmScreen)
+        assert not isinstance(console.app.screen, Confirm)
         assert "cannot be edited or deleted" in console.app.screen.query_one(Banner).message
         assert "end_call°" in column(console.app, 0)
 
@@ -600,7 +600,7 @@ async def test_a_failed_create_keeps_the_form_and_retry_reuses_the_idempotency_k
                       "f-config-url": "https://shop.example/stock", "f-config-params": "sku={sku}"})
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert isinstance(console.app.screen, ConfirmScreen)  # {sku}: asked once, not again on Retry
+        assert isinstance(console.app.screen, Confirm)  # {sku}: asked once, not again on Retry
         await pilot.press("y")
         await settle(pilot)
         banner = form.query_one(Banner)

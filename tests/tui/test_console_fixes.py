@@ -20,7 +20,7 @@ from tests.tui.console_scenes import (
     web_call,
 )
 from vap_console.tui.screens.agents import AgentsScreen
-from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.webcall import WebCallConfirm, WebCallScreen
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.rows import RowTable
@@ -102,7 +102,7 @@ async def test_the_builtin_note_does_not_stay_above_the_next_confirm() -> None:
         table(console.app).move_to_key(custom)
         await pilot.press("d")
         await settle(pilot)
-        assert isinstance(console.app.screen, ConfirmScreen)
+        assert isinstance(console.app.screen, Confirm)
         assert tools.query_one(Banner).message == ""
 
 
@@ -432,7 +432,7 @@ async def test_escape_on_a_typed_tool_form_asks_first() -> None:
         await pilot.press(*"lookup_order")
         await pilot.press("escape")
         await settle(pilot)
-        assert isinstance(console.app.screen, ConfirmScreen)
+        assert isinstance(console.app.screen, Confirm)
         await pilot.press("escape")  # Keep
         await settle(pilot)
         assert console.app.screen is form

@@ -11,7 +11,7 @@ from tests.tui.console_scenes import build_console, click, quiet, until
 from tests.tui.hostile import LINK, LITERALS, MARKUP, Hostile, assert_drawn_safely
 from tests.tui.wizard_host import next_step, set_value
 from vap_console.tui.app import VapApp
-from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.rows import RowTable
@@ -78,7 +78,7 @@ async def test_dialogs_quote_server_text_literally() -> None:
         table = app.screen.query_one(RowTable)
         table.move_to_key(next(k for k in table.keys if not k.startswith("default-")))
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
         await shown(pilot, "delete tool confirm")
         await pilot.press("escape")
         await pilot.press("n")
@@ -128,7 +128,7 @@ async def test_error_states_banners_and_toasts_quote_the_server_literally() -> N
         table = app.screen.query_one(RowTable)
         table.move_to_key(next(k for k in table.keys if not k.startswith("default-")))
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.press("y")
         text = await shown(pilot, "delete failed banner")
         banner = app.screen.query_one(Banner)

@@ -46,7 +46,7 @@ REQUIRED = {
     "NumbersScreen", "ToolsScreen", "VariablesScreen", "VoicesScreen", "TemplatesScreen",
     "AgentsScreen", "ProfilesScreen", "RentalWizard/number", "RentalWizard/requirements",
     "RentalWizard/enduser", "RentalWizard/documents", "RentalWizard/review", "ToolFormScreen",
-    "WebCallScreen", "CreateAgentScreen", "ConfirmScreen", "KeysHelpScreen", "Palette",
+    "WebCallScreen", "CreateAgentScreen", "Confirm", "KeysHelpScreen", "Palette",
     "RentalScreen",
 }
 # And the requests that change something it must have sent (each one may meet an injected fault).

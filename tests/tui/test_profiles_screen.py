@@ -12,7 +12,7 @@ from tests.tui.console_scenes import click, click_again, fill_login, laid_out, q
 from vap_console.api import VapClient
 from vap_console.credentials import KeyStore, LocalIndex, ProfileStore
 from vap_console.tui.app import make_app
-from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.login import LoginScreen
 from vap_console.tui.screens.profiles import ProfilesScreen
 from vap_console.tui.widgets.banner import Banner
@@ -144,12 +144,12 @@ async def test_remove_drops_key_profile_and_index_after_a_confirm(live_sandbox, 
         screen = await open_profiles(pilot)
         screen.query_one(RowTable).move_to_key("spare")
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.press("n")  # kept
         await settle(pilot)
         assert ProfileStore().get("spare") is not None
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.press("y")
         await settle(pilot)
         assert [r[1] for r in rows(screen)] == ["main"]
@@ -183,7 +183,7 @@ async def test_a_failing_keyring_is_explained_once_and_nothing_breaks(live_sandb
         # Removing needs the keyring: refused with the reason, nothing changed.
         screen.query_one(RowTable).move_to_key("spare")
         await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await until(pilot, lambda: isinstance(app.screen, Confirm))
         await pilot.press("y")
         await settle(pilot)
         assert "Nothing was changed" in screen.query_one(Banner).message

@@ -16,7 +16,7 @@ from tests.tui.wizard_host import (
     until,
     wizard_of,
 )
-from vap_console.tui.screens.wizard.dialogs import Confirm, DocumentTree, FilePicker
+from vap_console.tui.screens.dialog import Confirm, DocumentTree, FilePicker
 
 SIZE = (80, 24)
 
@@ -130,5 +130,5 @@ async def test_the_confirm_buttons_are_on_screen(make_host) -> None:
     app = make_host()
     async with app.run_test(size=SIZE) as pilot:
         await _confirm(pilot)
-        for button in ("#confirm-yes", "#confirm-no"):
+        for button in ("#yes", "#no"):
             await until(pilot, lambda: laid_out(app, button))

@@ -7,7 +7,7 @@ from textual.widgets import Input, Static
 
 from tests.tui.console_scenes import build_console, settle, until
 from tests.tui.test_console import field_error, open_tool_form
-from vap_console.tui.screens.confirm import ConfirmScreen
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.tool_form import ToolFormScreen
 
 SIZE = (120, 36)
@@ -73,7 +73,7 @@ async def test_unknown_placeholders_are_asked_about_before_the_tool_is_created()
         warning = str(form.query_one("#placeholders", Static).render())
         assert "⚠ unknown: {nope}" in warning and "{call_id}" not in warning.split("unknown:")[1]
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(console.app.screen, ConfirmScreen))
+        await until(pilot, lambda: isinstance(console.app.screen, Confirm))
         body = str(console.app.screen.query_one(".dialog-body", Static).render())
         assert "{nope}" in body and "{call_id}" not in body.split("documents")[0]
         await pilot.press("n")

@@ -28,8 +28,8 @@ from tests.tui.wizard_host import (
     values,
     wizard_of,
 )
+from vap_console.tui.screens.dialog import Confirm, FilePicker
 from vap_console.tui.screens.wizard import RentalWizard
-from vap_console.tui.screens.wizard.dialogs import Confirm, FilePicker
 
 pytestmark = pytest.mark.usefixtures("fast_polls")
 
@@ -66,7 +66,7 @@ async def test_happy_path_from_search_to_active_number(make_host):
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         question = str(app.screen.query_one("#confirm-text").content)
         assert "charges" in question and "to your wallet" in question and "₹" in question
-        await click(pilot, "#confirm-yes")
+        await click(pilot, "#yes")
         status = await follow_to(pilot, app, "active", step_seconds=1, limit=80)
         assert status == "active"
         screen = rental_screen(app)
@@ -430,12 +430,12 @@ async def test_leaving_with_unsent_data_asks_first(make_host):
         set_value(wizard, "number", "912272401010")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
-        await click(pilot, "#confirm-no")
+        await click(pilot, "#no")
         await until(pilot, lambda: app.screen is wizard)
         assert wizard.query_one("#number", Input).value == "912272401010"
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, Confirm))
-        await click(pilot, "#confirm-yes")
+        await click(pilot, "#yes")
         await until(pilot, lambda: wizard not in app.screen_stack)
 
 

@@ -9,9 +9,9 @@ from textual.widgets import Button, Input, Select
 from tests.tui.console_scenes import build_console, click, quiet, settle, until
 from tests.tui.test_wizard_console import numbers_loaded
 from tests.tui.wizard_host import fill_documents, fill_end_user, next_step, values, wizard_of
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.wizard import RentalWizard
-from vap_console.tui.screens.wizard.dialogs import Confirm
 
 SIZE = (120, 36)
 
@@ -65,14 +65,14 @@ async def test_end_user_details_come_from_an_earlier_rental_and_typed_ones_are_n
         chooser.value = mine
         await until(pilot, lambda: isinstance(console.app.screen, Confirm))
         assert "City" in console.app.screen.question
-        await click(pilot, "#confirm-no")  # keep mine
+        await click(pilot, "#no")  # keep mine
         await until(pilot, lambda: console.app.screen is wizard)
         assert values(wizard)["eu-city"] == "Typed by hand" and values(wizard)["eu-name"] == ""
         chooser.value = Select.NULL
         await quiet(pilot)
         chooser.value = mine
         await until(pilot, lambda: isinstance(console.app.screen, Confirm))
-        await click(pilot, "#confirm-yes")
+        await click(pilot, "#yes")
         await until(pilot, lambda: values(wizard)["eu-name"] == earlier.end_user["name"])
         assert values(wizard)["eu-city"] == earlier.end_user.get("city", "")
         await next_step(pilot, wizard, "documents")  # the details pass the step's checks
@@ -91,7 +91,7 @@ async def test_the_application_typed_earlier_in_the_session_fills_the_next_wizar
         typed = values(wizard)
         await pilot.press("escape")  # leave; what was typed is asked about, then discarded here
         await until(pilot, lambda: isinstance(console.app.screen, Confirm))
-        await click(pilot, "#confirm-yes")
+        await click(pilot, "#yes")
         await until(pilot, lambda: not isinstance(console.app.screen, (Confirm, RentalWizard)))
         await settle(pilot)
 

@@ -20,10 +20,10 @@ from tests.tui.wizard_host import (
     until,
     wizard_of,
 )
+from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.wizard import RentalWizard
-from vap_console.tui.screens.wizard.dialogs import Confirm
 from vap_console.tui.widgets.rows import RowTable
 
 pytestmark = pytest.mark.usefixtures("fast_polls")
@@ -98,7 +98,7 @@ async def test_ctrl_c_with_unsent_wizard_input_asks_before_quitting():
         await until(pilot, lambda: isinstance(app.screen, Confirm))
         assert exits == []
         assert "has not been sent" in str(app.screen.query_one("#confirm-text").content)
-        await click(pilot, "#confirm-no")  # Stay
+        await click(pilot, "#no")  # Stay
         await until(pilot, lambda: app.screen is wizard)
         assert wizard.query_one("#number", Input).value == "912272401010"
         assert exits == []
@@ -162,7 +162,7 @@ async def test_short_wallet_confirm_and_rental_say_it_waits_for_auto_pay(make_ho
         question = str(app.screen.query_one("#confirm-text").content)
         assert "wallet now" not in question
         assert "₹1,000.00" in question and "until auto-pay tops the wallet up" in question
-        await click(pilot, "#confirm-yes")
+        await click(pilot, "#yes")
         screen = await rental_shown(pilot, app)
         assert screen.rental.status == "funding"
         fields = str(screen.query_one("#rental-fields").content)

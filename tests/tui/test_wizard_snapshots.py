@@ -20,7 +20,7 @@ from tests.tui.wizard_host import (
     until,
     wizard_of,
 )
-from vap_console.tui.screens.wizard.dialogs import Confirm
+from vap_console.tui.screens.dialog import Confirm
 
 SIZE = (120, 36)
 

@@ -240,7 +240,7 @@ async def to_review(pilot: Pilot, wizard: RentalWizard, *, pattern: str | None =
 
 async def confirm_rent(pilot: Pilot, wizard: RentalWizard) -> None:
     await pilot.press("pagedown")
-    await click(pilot, "#confirm-yes")
+    await click(pilot, "#yes")
     await pilot.pause()
 
 

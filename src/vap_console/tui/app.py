@@ -39,7 +39,7 @@ from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.answers_once import Palette
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import Confirm
+from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
@@ -144,7 +144,8 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         # False until the first screen has painted (it may wait a moment for its rows).
         self.painted = False
-        self._quit_question: Any = None  # the "quit and lose what was typed?" dialog while it is open
+        # The last "quit and lose what was typed?" question: quit pressed while it is on top means it.
+        self._quit_question: Confirm | None = None
         # While a 429 is waited out: when the next attempt goes, and the timer redrawing the banner.
         self._limited_until: datetime | None = None
         self._limited_timer: Any = None
@@ -320,17 +321,12 @@ class VapApp(KeepsConnection, LiteralApp[int]):
         if not unsent:
             self.exit()
             return
-        def answered(leave: bool | None) -> None:
-            self._quit_question = None
-            if leave:
-                self.exit()
-
         self._quit_question = Confirm(
             "Quit the console? What you typed has not been sent and will be lost.\n\n"
             "Stay keeps it; press ctrl+c again to quit anyway.",
-            yes="Quit and discard", no="Stay",
+            yes="Quit and discard", no="Stay", danger=True,
         )
-        self.push_screen(self._quit_question, answered)
+        confirm_then(self, self._quit_question, self.exit)
 
     def invalidate(self, *areas: str) -> None:
         """Data of these areas changed: reload the one on screen now, the others when shown."""

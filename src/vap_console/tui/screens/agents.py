@@ -22,7 +22,7 @@ from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import ConfirmScreen, confirm_then
+from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.numbers import fields_table, is_uuid
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.webcall import WebCallConfirm, WebCallScreen
@@ -287,7 +287,8 @@ class AgentsScreen(ListScreen[Agent]):
         agent = self.current
         if agent is None:
             return
-        confirm_then(self.app, ConfirmScreen(f"Delete agent {label_of(agent)}?", DELETE_NOTE),
+        confirm_then(self.app, Confirm(DELETE_NOTE, title=f"Delete agent {label_of(agent)}?",
+                                             yes="Delete", no="Keep", danger=True),
                      partial(self.delete_agent, agent))
 
     @work(exclusive=True, group="delete", exit_on_error=False)

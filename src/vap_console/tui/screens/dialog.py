@@ -58,21 +58,76 @@ class Dialog(AnswersOnce[T]):
 # --- yes or no ---
 
 
-class Question(Dialog[bool]):
-    """A yes/no question: True only on an explicit yes, False on no or Esc; the safe answer (no)
-    has the focus, so Enter alone never deletes or charges; the text is shown literally (it
-    quotes server names), and the answer is given once (AnswersOnce)."""
+class Confirm(Dialog[bool]):
+    """The console's one yes/no question: an optional title, the question, ``yes (y)`` and
+    ``no (n)`` buttons; y answers yes, n or Esc no, the safe answer has the focus.
 
-    SAFE: ClassVar[str] = "#no"
+    ``danger``: the yes button is red (deleting, discarding); otherwise amber (charging, replacing).
+    """
+
+    LABEL = "Confirm"
+    # The same look as console.tcss's .dialog rules, for a host that does not load the console's
+    # stylesheet (the wizard's test host); in the console its rules win and agree.
+    DEFAULT_CSS = """
+    Confirm { align: center middle; }
+    Confirm > DialogBox {
+        width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 1 2;
+        border: thick $accent; background: $surface;
+    }
+    Confirm .dialog-title { text-style: bold; color: $accent; margin-bottom: 1; }
+    Confirm .dialog-body { margin-bottom: 1; }
+    Confirm .dialog-buttons {
+        dock: bottom; height: auto; margin-top: 1; align-horizontal: right; background: $surface;
+    }
+    Confirm .dialog-buttons Button { margin-left: 2; }
+    Confirm.-short > DialogBox { padding: 0 1; }
+    Confirm.-short .dialog-title { margin-bottom: 0; }
+    Confirm.-short .dialog-buttons { margin-top: 0; }
+    /* !important: the variants' borders (Button.-style-default.-warning) outrank this rule */
+    Confirm.-short .dialog-buttons Button { height: 1; border: none !important; }
+    """
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "No", id="confirm.no", tooltip="Do nothing"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
+    ]
+    AUTO_FOCUS = "#no"
+
+    def __init__(self, question: str, *, yes: str, no: str = "Cancel", title: str = "",
+                 danger: bool = False) -> None:
+        super().__init__()
+        self.question = question
+        self.title_text = title
+        self.yes_label = yes
+        self.no_label = no
+        self.danger = danger
 
     def on_mount(self) -> None:
-        self.query_one(self.SAFE, Button).focus()
+        self.query_one("#no", Button).focus()
 
     def action_answer(self, value: bool) -> None:
         self.dismiss(value)
 
+    def compose(self) -> ComposeResult:
+        with DialogBox(classes="dialog"):
+            # Titles and questions quote server names: shown literally.
+            if self.title_text:
+                yield Static(untrusted.content(self.title_text), classes="dialog-title")
+            yield Static(untrusted.content(self.question), id="confirm-text", classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(untrusted.content(f"{self.yes_label} (y)"), id="yes",
+                             variant="error" if self.danger else "warning")
+                yield Button(untrusted.content(f"{self.no_label} (n)"), id="no")
 
-def confirm_then(app: App[Any], question: Question, act: Callable[[], object]) -> None:
+    @on(Button.Pressed, "#yes")
+    def _yes_pressed(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def _no_pressed(self) -> None:
+        self.dismiss(False)
+
+
+def confirm_then(app: App[Any], question: Confirm, act: Callable[[], object]) -> None:
     """Confirm-then-act, written once: show ``question``; ``act`` runs only on an explicit yes
     (no, Esc, or a second answer from one gesture: nothing is done, nothing is sent).
 
@@ -85,88 +140,6 @@ def confirm_then(app: App[Any], question: Question, act: Callable[[], object]) -
             act()
 
     app.push_screen(question, answered)
-
-
-class ConfirmScreen(Question):
-    """The areas' question: a title, a body, y/n/Esc, ``Delete (y)`` and ``Keep (n)`` buttons."""
-
-    LABEL = "Confirm"
-    BINDINGS = [
-        Binding("escape,n", "answer(False)", "Keep", id="confirm.no", tooltip="Do nothing"),
-        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
-    ]
-    AUTO_FOCUS = "#no"
-    SAFE = "#no"
-
-    def __init__(self, title: str, body: str, yes: str = "Delete", no: str = "Keep") -> None:
-        super().__init__()
-        self._title = title
-        self._body = body
-        self._yes = yes
-        self._no = no
-
-    def compose(self) -> ComposeResult:
-        with DialogBox(classes="dialog"):
-            # Titles name what is deleted: a server's name, shown literally.
-            yield Static(untrusted.content(self._title), classes="dialog-title")
-            yield Static(untrusted.content(self._body), classes="dialog-body")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button(untrusted.content(f"{self._yes} (y)"), id="yes", variant="error")
-                yield Button(untrusted.content(f"{self._no} (n)"), id="no")
-
-    @on(Button.Pressed, "#yes")
-    def _yes_pressed(self) -> None:
-        self.dismiss(True)
-
-    @on(Button.Pressed, "#no")
-    def _no_pressed(self) -> None:
-        self.dismiss(False)
-
-
-class Confirm(Question):
-    """The wizard's and the quit question: one sentence, Esc or Cancel, the yes button named."""
-
-    LABEL = "Confirm"
-
-    DEFAULT_CSS = """
-    Confirm { align: center middle; }
-    /* Never taller or wider than the terminal: the question scrolls, the buttons stay docked. */
-    Confirm > DialogBox {
-        width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 1 2;
-        border: thick $warning; background: $surface;
-    }
-    Confirm #confirm-text { margin-bottom: 1; }
-    Confirm Horizontal { dock: bottom; height: auto; align-horizontal: right; background: $surface; }
-    Confirm Button { margin-left: 2; }
-    Confirm.-short > DialogBox { padding: 0 1; }
-    /* !important: the variants' borders (Button.-style-default.-warning) outrank this rule */
-    Confirm.-short Button { height: 1; border: none !important; }
-    """
-    BINDINGS = [
-        Binding("escape", "no", "Cancel", id="confirm.cancel", tooltip="Close without doing it"),
-    ]
-    SAFE = "#confirm-no"
-
-    def __init__(self, question: str, *, yes: str, no: str = "Cancel") -> None:
-        super().__init__()
-        self.question = question
-        self.yes_label = yes
-        self.no_label = no
-
-    def compose(self) -> ComposeResult:
-        with DialogBox():
-            yield Static(untrusted.content(self.question), id="confirm-text")
-            with Horizontal():
-                yield Button(untrusted.content(self.no_label), id="confirm-no")
-                yield Button(untrusted.content(self.yes_label), id="confirm-yes", variant="warning")
-
-    @on(Button.Pressed, "#confirm-yes")
-    def _yes(self) -> None:
-        self.dismiss(True)
-
-    @on(Button.Pressed, "#confirm-no")
-    def action_no(self) -> None:
-        self.dismiss(False)
 
 
 # --- the document file picker ---

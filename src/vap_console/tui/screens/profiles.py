@@ -32,7 +32,7 @@ from vap_console.credentials import (
 from vap_console.tui import untrusted
 from vap_console.tui.pairs import Pairs
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import ConfirmScreen, confirm_then
+from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.login import AsyncVerifier, LoginScreen
 from vap_console.tui.services import Services, services_of
 from vap_console.tui.untrusted import Literal
@@ -341,7 +341,8 @@ class ProfilesScreen(Screen[None]):
                 info=True,
             )
             return
-        confirm_then(self.app, ConfirmScreen(f"Remove profile {name!r}?", REMOVE_NOTE, yes="Remove"),
+        confirm_then(self.app, Confirm(REMOVE_NOTE, title=f"Remove profile {name!r}?",
+                                             yes="Remove", no="Keep", danger=True),
                      partial(self.remove_profile, name))
 
     @work(thread=True, exclusive=True, group="profiles", exit_on_error=False, description="remove a profile")

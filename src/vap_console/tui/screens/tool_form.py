@@ -53,7 +53,7 @@ from vap_console.api.tool_rules import (
 from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
-from vap_console.tui.screens.dialog import ConfirmScreen, Dialog, confirm_then
+from vap_console.tui.screens.dialog import Confirm, Dialog, confirm_then
 from vap_console.tui.services import Services, services_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
@@ -469,13 +469,13 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
             self._send(body)
 
         names = ", ".join("{" + token + "}" for token in unknown)
-        confirm_then(self.app, ConfirmScreen(
-            "Create the tool with unknown placeholders?",
-            f"{names} {'is' if len(unknown) == 1 else 'are'} neither an llmParam of this tool nor a "
+        confirm_then(self.app, Confirm(
+            title="Create the tool with unknown placeholders?",
+            question=f"{names} {'is' if len(unknown) == 1 else 'are'} neither an llmParam of this tool nor a "
             "variable of this account, nor a context param the service documents ({call_id}, "
             "{agent_id}, {phone_number}). Unless the service fills it some other way, the tool "
             "will send the braces as they are. Keep goes back to the form.",
-            yes="Create anyway",
+            yes="Create anyway", no="Keep",
         ), create)
 
     def _send(self, body: ToolCreate) -> None:
@@ -529,6 +529,7 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
         if not self.is_dirty():
             self.dismiss(None)
             return
-        confirm_then(self.app, ConfirmScreen(
-            "Discard the new tool?", "What you typed in the form is lost. Keep goes back to it.", yes="Discard",
+        confirm_then(self.app, Confirm(
+            "What you typed in the form is lost. Keep goes back to it.", title="Discard the new tool?",
+            yes="Discard", no="Keep", danger=True,
         ), partial(self.dismiss, None))

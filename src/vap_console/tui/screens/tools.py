@@ -17,7 +17,7 @@ from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import ConfirmScreen, confirm_then
+from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.numbers import fields_table
 from vap_console.tui.screens.tool_form import ToolFormScreen
 from vap_console.tui.services import Services
@@ -191,9 +191,9 @@ class ToolsScreen(ListScreen[Tool]):
             self.banner().show(f"{tool.name}: {BUILTIN_NOTE}", info=True)
             return
         self.banner().clear()  # a note about another tool must not sit above this one's confirm
-        confirm_then(self.app, ConfirmScreen(
-            f"Delete tool {tool.name}?",
+        confirm_then(self.app, Confirm(
             "Agents lose this tool. Variables it fed fall back to their default values.",
+            title=f"Delete tool {tool.name}?", yes="Delete", no="Keep", danger=True,
         ), partial(self.delete_tool, tool))
 
     @work(exclusive=True, group="delete", exit_on_error=False)

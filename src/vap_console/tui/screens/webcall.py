@@ -17,8 +17,7 @@ from textual.widgets import Button, Label, Static
 from vap_console.api.models import AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
-from vap_console.tui.screens.confirm import ConfirmScreen
-from vap_console.tui.screens.dialog import Dialog, DialogBox
+from vap_console.tui.screens.dialog import Confirm, Dialog, DialogBox
 
 COST_NOTE = (
     "The call is billed from the moment it starts, even if nobody joins, and holds one of the "
@@ -37,7 +36,7 @@ def slots_line(limits: AgentLimits | None) -> str:
     return f"Call slots: {limits.in_use}; this call takes one more."
 
 
-class WebCallConfirm(ConfirmScreen):
+class WebCallConfirm(Confirm):
     """Asked before every web call (Retry after a failure asks again): what it costs."""
 
     LABEL = "Start a web call"
@@ -49,8 +48,8 @@ class WebCallConfirm(ConfirmScreen):
 
     def __init__(self, agent_label: str, limits: AgentLimits | None) -> None:
         super().__init__(
-            f"Start a billed web call with {agent_label}?",
             f"{COST_NOTE}\n\n{slots_line(limits)}",
+            title=f"Start a billed web call with {agent_label}?",
             yes="Start billed call", no="Cancel",
         )
 

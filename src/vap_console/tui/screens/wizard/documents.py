@@ -20,7 +20,7 @@ from vap_console.api import errors
 from vap_console.api.models import DocumentType
 from vap_console.api.rental_form import DocumentValues, FileCheck, check_file
 from vap_console.tui import untrusted
-from vap_console.tui.screens.wizard.dialogs import FilePicker
+from vap_console.tui.screens.dialog import FilePicker
 from vap_console.tui.screens.wizard.earlier import SessionMemory
 from vap_console.tui.screens.wizard.fields import Field, Step, field
 from vap_console.tui.screens.wizard.rules import (

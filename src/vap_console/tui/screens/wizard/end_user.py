@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from textual import on, work
+from functools import partial
+
+from textual import on
 from textual.app import ComposeResult
 from textual.validation import Validator
 from textual.widgets import Input, Label, Select, Static
 
 from vap_console.tui import untrusted
-from vap_console.tui.screens.wizard.dialogs import Confirm
+from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.wizard.earlier import END_USER_KEYS, EndUserChoice
 from vap_console.tui.screens.wizard.fields import Step, field
 from vap_console.tui.screens.wizard.rules import END_USER_FIELDS, Email, Required
@@ -47,18 +49,13 @@ class EndUserStep(Step):
         target = {key: self._choices[event.value].values.get(key, "") for key in END_USER_KEYS}
         typed_over = [key for key in END_USER_KEYS
                       if self.value_of(f"eu-{key}").strip() and self.value_of(f"eu-{key}").strip() != target[key]]
-        if typed_over:
-            self._ask_then_fill(target, typed_over)
-        else:
+        if not typed_over:
             self._fill(target)
-
-    @work(exclusive=True, group="wizard-fill", exit_on_error=False)
-    async def _ask_then_fill(self, target: dict[str, str], typed_over: list[str]) -> None:
+            return
         labels = {key: label for key, label, _ in END_USER_FIELDS}
         names = ", ".join(labels[key] for key in typed_over)
-        if await self.app.push_screen_wait(Confirm(f"Replace what you typed in {names}?", yes="Replace",
-                                                   no="Keep mine")):
-            self._fill(target)
+        confirm_then(self.app, Confirm(f"Replace what you typed in {names}?", yes="Replace", no="Keep mine"),
+                     partial(self._fill, target))
 
     def _fill(self, values: dict[str, str]) -> None:
         for key in END_USER_KEYS:

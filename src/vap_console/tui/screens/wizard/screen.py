@@ -34,8 +34,8 @@ from vap_console.api.models import DocumentType, NumberType, Rental
 from vap_console.api.rental import RentalApplication, RentalValidationError
 from vap_console.api.rental_form import advice_for, build_application, charge_text
 from vap_console.tui.screens.answers_once import answered_already
+from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.keys_help import KeysHelpScreen
-from vap_console.tui.screens.wizard.dialogs import Confirm
 from vap_console.tui.screens.wizard.documents import DocumentEntry, DocumentsStep
 from vap_console.tui.screens.wizard.earlier import (
     SessionMemory,
@@ -360,16 +360,12 @@ class RentalWizard(SubmissionFlow):
             self.dismiss(None)
             return
 
-        def answered(leave: bool | None) -> None:
-            if leave:
-                self.phase = "done"
-                self.dismiss(None)
+        def leave() -> None:
+            self.phase = "done"
+            self.dismiss(None)
 
-        self.app.push_screen(
-            Confirm("Leave the wizard? What you typed has not been sent and will be lost.",
-                    yes="Leave and discard", no="Stay"),
-            answered,
-        )
+        confirm_then(self.app, Confirm("Leave the wizard? What you typed has not been sent and will be lost.",
+                                       yes="Leave and discard", no="Stay", danger=True), leave)
 
     def typed(self) -> TypedApplication:
         """What was typed, for the next wizard of this session."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
+from functools import partial
 from typing import Literal as Kind
 
 from textual import on, work
@@ -21,9 +22,8 @@ from vap_console.api.models import Rental, RentalStatus
 from vap_console.api.rental import RentalApplication, RentalValidationError
 from vap_console.api.rental_form import Submission, lost_reason, next_move
 from vap_console.tui.format import e164
-from vap_console.tui.screens.dialog import Dialog
+from vap_console.tui.screens.dialog import Confirm, Dialog, confirm_then
 from vap_console.tui.screens.rental import RentalScreen
-from vap_console.tui.screens.wizard.dialogs import Confirm
 from vap_console.tui.screens.wizard.documents import DocumentsStep
 from vap_console.tui.screens.wizard.review import SHORT_WALLET
 from vap_console.tui.screens.wizard.submit import OutcomeChecked, SubmitFailed, SubmitStep, Submitted
@@ -97,18 +97,10 @@ class SubmissionFlow(Dialog[Rental | None]):
             self._land(RentalValidationError(problems))
             return
 
-        def answered(go: bool | None) -> None:
-            if go:
-                self.submit(application)
-
-        self.app.push_screen(
-            Confirm(
-                f"Rent {e164(application.number)}?\n\nThis charges {self.charge_text()} "
-                f"to your wallet up front. {SHORT_WALLET}",
-                yes="Charge the wallet and rent",
-            ),
-            answered,
-        )
+        confirm_then(self.app, Confirm(
+            f"This charges {self.charge_text()} to your wallet up front. {SHORT_WALLET}",
+            title=f"Rent {e164(application.number)}?", yes="Charge the wallet and rent",
+        ), partial(self.submit, application))
 
     @property
     def idempotency_key(self) -> str | None:
