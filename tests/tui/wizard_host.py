@@ -23,6 +23,7 @@ from vap_console.api.polling import PollSchedule
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import VirtualClock
+from vap_console.tui.failures import ShowsFailures
 from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.rental import RentalScreen, resume_remembered
 from vap_console.tui.screens.wizard import RentalWizard
@@ -94,8 +95,9 @@ async def no_wait(seconds: float) -> None:
     return None
 
 
-class Host(LiteralApp[None]):
-    """Stands in for the console: one client on an in-process sandbox, its clock, a local index."""
+class Host(ShowsFailures, LiteralApp[None]):
+    """Stands in for the console: one client on an in-process sandbox, its clock, a local index,
+    and the console's one handler of failures."""
 
     def __init__(self, *, key: str, clock: VirtualClock, index: LocalIndex, docs_dir: Path,
                  rate_limit: int = 600, faults: str | None = None, open_wizard: bool = True,

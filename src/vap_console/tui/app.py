@@ -34,7 +34,7 @@ from vap_console.tui import breakpoints
 from vap_console.tui.areas import AREA_HELP, AREAS, LAZY_AREAS, PROFILES_MODULE
 from vap_console.tui.commands import AreaCommands
 from vap_console.tui.connection import MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT, RECONNECT_FIRST, KeepsConnection
-from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInput, describe_error, error_title
+from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInput, ShowsFailures
 from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.answers_once import Palette
@@ -70,7 +70,7 @@ def _area_screen(mode: str, services: Services | None) -> Callable[[], Any]:
 
 
 
-class VapApp(KeepsConnection, LiteralApp[int]):
+class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
     CSS_PATH = "console.tcss"
     TITLE = "vap console"
     # Classes every screen gets from the terminal's size; console.tcss lays out by them.
@@ -431,22 +431,7 @@ class VapApp(KeepsConnection, LiteralApp[int]):
             failure = ApiFailed(error, node.retry_for(worker.group), origin=node if isinstance(node, Screen) else None)
         else:
             failure = ApiFailed(error)
-        self._api_failed(failure)
-
-    @on(ApiFailed)
-    def _api_failed(self, failure: ApiFailed) -> None:
-        self.show_error(failure.error, retry=failure.retry, screen=failure.origin)
-
-    def show_error(
-        self, error: BaseException, *, retry: Callable[[], object] | None = None, screen: Any = None
-    ) -> None:
-        message = describe_error(error)
-        screen = screen or self.screen
-        banners = screen.query(Banner) if screen is not None else None
-        if banners:
-            banners.first().show(message, retry)
-        else:
-            self.notify(message, title=error_title(error), severity="error", timeout=8)
+        self.on_api_failed(failure)
 
 
 def profile_label(credentials: ResolvedCredentials, *, stored: bool) -> str:

@@ -8,13 +8,15 @@ Retry runs (``retry_for``), handled in one place. Code that is not a worker post
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
+from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker
 
 from vap_console.api import errors
+from vap_console.tui.widgets.banner import Banner
 
 
 def error_title(error: BaseException) -> str:
@@ -41,6 +43,20 @@ class ApiFailed(Message):
         self.error = error
         self.retry = retry
         self.origin = origin
+
+
+class ShowsFailures:
+    """The one handler of :class:`ApiFailed`, mixed into an App (the console, and any host of its
+    screens): the message in the origin screen's banner with its Retry, else in a toast."""
+
+    def on_api_failed(self, failure: ApiFailed) -> None:
+        app = cast("App[Any]", self)
+        message = describe_error(failure.error)
+        banners = (failure.origin or app.screen).query(Banner)
+        if banners:
+            banners.first().show(message, failure.retry)
+        else:
+            app.notify(message, title=error_title(failure.error), severity="error", timeout=8)
 
 
 @runtime_checkable

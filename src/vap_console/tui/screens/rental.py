@@ -125,6 +125,15 @@ class PollStopped(Message):
         self.error = error
 
 
+class PollEnded(Message):
+    """A poll worker has ended. Posted after its last update, so by the time it is handled every
+    update it sent is on screen: ``polling`` turns False only then."""
+
+    def __init__(self, generation: int) -> None:
+        super().__init__()
+        self.generation = generation
+
+
 class RentalScreen(Screen[None]):
     """A rental's fields and its timeline, kept live until the rental settles."""
 
@@ -149,7 +158,10 @@ class RentalScreen(Screen[None]):
         self._services = services
         self.rental_id = rental_id
         self.rental = rental
+        # True from follow() until the last poll's updates are shown (PollEnded).
         self.polling = False
+        # Which follow() is current: an ended worker that an r press replaced says nothing.
+        self._poll_generation = 0
 
     @property
     def services(self) -> ApiHost:
@@ -182,10 +194,11 @@ class RentalScreen(Screen[None]):
 
     def follow(self) -> None:
         self.polling = True
-        self._poll()
+        self._poll_generation += 1
+        self._poll(self._poll_generation)
 
     @work(exclusive=True, group="rental-poll", exit_on_error=False)
-    async def _poll(self) -> None:
+    async def _poll(self, generation: int) -> None:
         client = self.services.client
         first = self.rental if self.rental is not None and self.rental.id == self.rental_id else None
         try:
@@ -208,6 +221,11 @@ class RentalScreen(Screen[None]):
         except ValueError as error:
             self.post_message(PollStopped(errors.UnexpectedResponse(f"Polling stopped: {error}")))
         finally:
+            self.post_message(PollEnded(generation))
+
+    @on(PollEnded)
+    def _poll_ended(self, message: PollEnded) -> None:
+        if message.generation == self._poll_generation:
             self.polling = False
 
     @on(RentalPolled)

@@ -1,16 +1,23 @@
-"""What every step is made of: labelled inputs with their error line, and the step container."""
+"""What every step is made of: labelled inputs with their error line, the step container, and
+what a step says to the wizard about the whole rental."""
 
 from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.validation import Validator
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from vap_console.tui import untrusted
 from vap_console.tui.untrusted import Literal
+
+
+class RentingUnavailable(Message):
+    """503 telephony_not_configured, from the search or the requirements: nothing on this
+    deployment can rent a number. Bubbles to the wizard, which stops there."""
 
 
 class Field(Input):

@@ -11,10 +11,11 @@ from textual.widgets import Button, DataTable, Input, Label, Select, Static
 from vap_console.api import errors
 from vap_console.api.models import AvailableNumber, NumberType, Rental, SearchFilters
 from vap_console.tui import untrusted
+from vap_console.tui.failures import ApiFailed
 from vap_console.tui.format import e164, money
 from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.screens.wizard.earlier import holder_of
-from vap_console.tui.screens.wizard.fields import Step, check_fields, field
+from vap_console.tui.screens.wizard.fields import RentingUnavailable, Step, check_fields, field
 from vap_console.tui.screens.wizard.rules import (
     CountryCode,
     Digits,
@@ -32,14 +33,6 @@ class SearchDone(Message):
         super().__init__()
         self.numbers = numbers
         self.filters = filters
-
-
-class SearchFailed(Message):
-    """Bubbles to the wizard, which says it in its banner (or that renting is unavailable)."""
-
-    def __init__(self, error: errors.ApiError) -> None:
-        super().__init__()
-        self.error = error
 
 
 class NumberStep(Step):
@@ -171,8 +164,18 @@ class NumberStep(Step):
             page = await self._services.call_api(
                 lambda client: client.search_numbers(country, number_type, pattern=filters.pattern,
                                                      city=filters.city))
+        except errors.NotSupported:
+            self.query_one("#search-status", Static).update(
+                "This server does not offer number search: type the number below.")
+            self.query_one("#number", Input).focus()
+            return
+        except errors.NotConfigured:
+            self.query_one("#search-status", Static).update("")
+            self.post_message(RentingUnavailable())
+            return
         except errors.ApiError as error:
-            self.post_message(SearchFailed(error))
+            self.query_one("#search-status", Static).update("")
+            self.post_message(ApiFailed(error, self.search, origin=self.screen))
             return
         self.post_message(SearchDone(page.items, filters))
 
@@ -195,15 +198,6 @@ class NumberStep(Step):
             table.focus()
         else:
             status.update("No numbers match; loosen the filters or type a number below.")
-
-    @on(SearchFailed)
-    def _search_failed(self, message: SearchFailed) -> None:
-        self.query_one("#search-status", Static).update(
-            "This server does not offer number search: type the number below."
-            if isinstance(message.error, errors.NotSupported) else "")
-        if isinstance(message.error, errors.NotSupported):
-            self.query_one("#number", Input).focus()
-            message.stop()  # said here; nothing for the wizard's banner
 
     @on(DataTable.RowSelected, "#results")
     def _picked(self, event: DataTable.RowSelected) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import work
 from textual.app import ComposeResult
 from textual.content import Content
@@ -11,7 +13,8 @@ from textual.widgets import Static
 from vap_console.api import errors
 from vap_console.api.models import RentalRequirements
 from vap_console.tui import untrusted
-from vap_console.tui.screens.wizard.fields import Step
+from vap_console.tui.failures import ApiFailed
+from vap_console.tui.screens.wizard.fields import RentingUnavailable, Step
 from vap_console.tui.services import WizardHost
 from vap_console.tui.untrusted import Literal
 
@@ -25,19 +28,16 @@ class RequirementsLoaded(Message):
         self.asked = asked
 
 
-class RequirementsFailed(Message):
-    def __init__(self, error: errors.ApiError) -> None:
-        super().__init__()
-        self.error = error
-
-
 class RequirementsStep(Step):
     """The requirements for the country and number type asked (GET /v1/phone-numbers/requirements,
     an extension: a server without it leaves the documents to be named by hand)."""
 
-    def __init__(self, services: WizardHost) -> None:
+    def __init__(self, services: WizardHost, retry: Callable[[], object]) -> None:
+        """``retry``: what Retry in the banner runs after a failed load (the wizard asks again
+        for the number as it is then)."""
         super().__init__(id="step-requirements")
         self._services = services
+        self._retry = retry
         self.requirements: RentalRequirements | None = None
         self.asked_for: tuple[str, str] | None = None
         self.missing = False  # the server has no requirements extension
@@ -72,8 +72,13 @@ class RequirementsStep(Step):
         except errors.NotSupported:
             self.post_message(RequirementsLoaded(None, asked))
             return
+        except errors.NotConfigured:
+            self.failed()
+            self.post_message(RentingUnavailable())
+            return
         except errors.ApiError as error:
-            self.post_message(RequirementsFailed(error))
+            self.failed()
+            self.post_message(ApiFailed(error, self._retry, origin=self.screen))
             return
         self.post_message(RequirementsLoaded(requirements, asked))
 

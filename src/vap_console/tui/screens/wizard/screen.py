@@ -44,11 +44,10 @@ from vap_console.tui.screens.wizard.earlier import (
     held_numbers,
 )
 from vap_console.tui.screens.wizard.end_user import EndUserStep
-from vap_console.tui.screens.wizard.fields import Step
+from vap_console.tui.screens.wizard.fields import RentingUnavailable, Step
 from vap_console.tui.screens.wizard.landing import first_problem, mark_landings, marked_inputs
-from vap_console.tui.screens.wizard.number import NumberStep, SearchFailed
+from vap_console.tui.screens.wizard.number import NumberStep
 from vap_console.tui.screens.wizard.requirements import (
-    RequirementsFailed,
     RequirementsLoaded,
     RequirementsStep,
 )
@@ -141,7 +140,7 @@ class RentalWizard(SubmissionFlow):
             with ContentSwitcher(initial="step-number"):
                 yield NumberStep(self.services, country_iso=self._country, number_type=self._number_type,
                                  held=self._held)
-                yield RequirementsStep(self.services)
+                yield RequirementsStep(self.services, retry=self.retry_requirements)
                 yield EndUserStep(self._end_user_choices)
                 yield DocumentsStep(memory=self._memory, start_dir=self._start_dir)
                 yield ReviewStep()
@@ -380,13 +379,6 @@ class RentalWizard(SubmissionFlow):
 
     # --- the search and the requirements: what concerns the whole wizard ---
 
-    @on(SearchFailed)
-    def _search_failed(self, message: SearchFailed) -> None:
-        if isinstance(message.error, errors.NotConfigured):
-            self._unavailable()
-        else:
-            self._tell(str(message.error), retry=self.number_step.search)
-
     def _ensure_requirements(self) -> None:
         asked = self.number_step.asked()
         if self.requirements_step.known_for(asked):
@@ -421,14 +413,7 @@ class RentalWizard(SubmissionFlow):
         if self.step == "requirements":
             self._show_step("requirements")
 
-    @on(RequirementsFailed)
-    def _requirements_failed(self, message: RequirementsFailed) -> None:
-        self.requirements_step.failed()
-        if isinstance(message.error, errors.NotConfigured):
-            self._unavailable()
-            return
-        self._tell(str(message.error), retry=self.retry_requirements)
-
+    @on(RentingUnavailable)
     def _unavailable(self) -> None:
         """503 telephony_not_configured: nothing on this deployment can rent a number."""
         self._blocked = "not_configured"
