@@ -30,12 +30,12 @@ from tests.api.conftest import (
     wire_variable,
 )
 from vap_console.api import RentalApplication, VapClient, errors
+from vap_console.api.answers import Answer
 from vap_console.api.client import (
     MAX_RESPONSE_BYTES,
     MIN_TRANSFER_RATE,
     REQUEST_TIMEOUT,
     TOTAL_TIMEOUT,
-    _Answer,
 )
 from vap_console.api.models import Page, Variable
 
@@ -364,29 +364,29 @@ async def test_a_body_over_the_threshold_is_parsed_in_a_worker_thread(make_clien
     body = bytearray(b'{"text": "' + b"x" * (size - 12) + b'"}')
     assert len(body) == size
     _PARSED_ON.clear()
-    probe = await client._parse(_Probe, _Answer("GET", "GET /probe", 200, "", body, None))
+    probe = await client._parse(_Probe, Answer("GET", "GET /probe", 200, "", body, None))
     assert len(probe.text) == size - 12
     assert ([threading.get_ident()] != _PARSED_ON) is in_thread
 
 
 async def test_a_large_page_is_validated_in_pieces_off_the_loop(make_client, monkeypatch):
-    from vap_console.api import client as client_module
+    from vap_console.api import pieces as pieces_module
 
     calls: list[tuple[int, int]] = []  # (characters validated in one call, thread)
-    real = client_module.TypeAdapter.validate_json
+    real = pieces_module.TypeAdapter.validate_json
 
     def spy(self, data, *args, **kwargs):
         calls.append((len(data), threading.get_ident()))
         return real(self, data, *args, **kwargs)
 
-    monkeypatch.setattr(client_module.TypeAdapter, "validate_json", spy)
+    monkeypatch.setattr(pieces_module.TypeAdapter, "validate_json", spy)
     body = json_response(200, {"items": [wire_variable(name=f"v{i}") for i in range(10_000)],
                                "count": 10_000}).content
     client, _ = make_client(json_response(200, {}), parse_in_thread_bytes=1024)
-    page = await client._parse(Page[Variable], _Answer("GET", "GET /v1/variables", 200, "", bytearray(body), None))
+    page = await client._parse(Page[Variable], Answer("GET", "GET /v1/variables", 200, "", bytearray(body), None))
     assert page == Page[Variable].model_validate_json(body)
-    assert len(calls) >= len(body) // client_module.PIECE_CHARS
-    assert max(size for size, _ in calls) < client_module.PIECE_CHARS * 1.1  # items, commas
+    assert len(calls) >= len(body) // pieces_module.PIECE_CHARS
+    assert max(size for size, _ in calls) < pieces_module.PIECE_CHARS * 1.1  # items, commas
     assert threading.get_ident() not in {thread for _, thread in calls}
 
 

@@ -12,9 +12,9 @@ from pydantic import ValidationError
 
 from tests.api.conftest import wire_rental, wire_variable
 from tests.api.methods import VOICES
-from vap_console.api import client as client_module
-from vap_console.api.client import validate_in_pieces
+from vap_console.api import pieces as pieces_module
 from vap_console.api.models import Page, Rental, Variable, VoiceCatalog
+from vap_console.api.pieces import validate_in_pieces
 
 MODELS = [Page[Variable], Rental, VoiceCatalog]
 GOOD = {
@@ -70,7 +70,7 @@ def _outcome(call):
 
 @pytest.fixture
 def small_pieces(monkeypatch):
-    monkeypatch.setattr(client_module, "PIECE_CHARS", 200)
+    monkeypatch.setattr(pieces_module, "PIECE_CHARS", 200)
 
 
 # The fixture only shrinks the pieces (the same for every input): safe to share across inputs.
@@ -82,7 +82,7 @@ def test_the_same_outcome_as_model_validate_json(small_pieces, case):
     expected = _outcome(lambda: model.model_validate_json(data))
     assert _outcome(lambda: validate_in_pieces(model, bytearray(data))) == expected
     try:
-        client_module._pieces(model, client_module._list_fields(model), data.decode())
+        pieces_module._pieces(model, pieces_module._list_fields(model), data.decode())
         event("validated in pieces")
     except ValueError:
         event(f"validated whole ({expected[0]})")

@@ -207,7 +207,7 @@ async def test_retry_after_as_an_http_date_is_honoured(make_client, sleeps):
 
 
 def test_parse_retry_after():
-    from vap_console.api.client import parse_retry_after
+    from vap_console.api.answers import parse_retry_after
 
     assert parse_retry_after("7") == 7.0
     assert parse_retry_after(" 0 ") == 0.0

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -95,8 +96,11 @@ def test_every_field_of_every_client_model_is_in_the_document_and_nothing_else(
 
 
 def test_every_client_model_with_a_wire_shape_is_in_the_document() -> None:
-    wire = {obj for obj in vars(m).values()
-            if isinstance(obj, type) and issubclass(obj, m._Wire) and obj.__module__ == m.__name__
+    # Every model defined in the package's modules (api/models/rentals.py, tools.py, ...).
+    modules = [module for module in vars(m).values()
+               if isinstance(module, ModuleType) and module.__name__.startswith(f"{m.__name__}.")]
+    wire = {obj for module in modules for obj in vars(module).values()
+            if isinstance(obj, type) and issubclass(obj, m._Wire) and obj.__module__ == module.__name__
             and not obj.__name__.startswith("_") and obj not in (m.Page, m._SnakeWire)}
     in_document = {model for model in MODELS if model.__pydantic_generic_metadata__["origin"] is None}
     assert wire == in_document

@@ -9,7 +9,9 @@ if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: import fails, as documented
 
 from vap_console.api import errors, models
-from vap_console.api.client import VapClient, mask_key, new_idempotency_key
+from vap_console.api.auth import mask_key
+from vap_console.api.client import VapClient
+from vap_console.api.idempotency import new_idempotency_key
 from vap_console.api.rental import (
     RentalApplication,
     RentalDocument,

@@ -1,5 +1,6 @@
-"""One logical submission, one Idempotency-Key: sent again unchanged (Retry), a request keeps its key.
+"""Idempotency-Keys: a fresh one, a caller's checked, and one per logical submission.
 
+One logical submission, one Idempotency-Key: sent again unchanged (Retry), a request keeps its key.
 So a create whose answer was lost (a 502, a dropped connection) can be retried without making
 two. Only a hash of the body is kept: it may hold a tool's credential.
 """
@@ -7,8 +8,25 @@ two. Only a hash of the body is kept: it may hold a tool's credential.
 from __future__ import annotations
 
 import hashlib
+import re
+import uuid
 
-from vap_console.api.client import new_idempotency_key
+# \Z, not $: a $ also matches before a final newline, which no header can carry.
+_KEY_CHARS = re.compile(r"^[\x21-\x7e]{1,255}\Z")
+
+
+def new_idempotency_key() -> str:
+    """A fresh Idempotency-Key; pass the same one again to resend the same logical submission."""
+    return str(uuid.uuid4())
+
+
+def checked_idempotency_key(value: str | None) -> str:
+    """The caller's key, or a fresh one; ValueError for one no server could take as a header."""
+    if value is None:
+        return new_idempotency_key()
+    if not isinstance(value, str) or not _KEY_CHARS.match(value):
+        raise ValueError("idempotency_key must be 1 to 255 printable ASCII characters, no spaces")
+    return value
 
 
 def fingerprint(body: str | bytes) -> str:

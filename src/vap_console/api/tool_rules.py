@@ -1,8 +1,8 @@
 """The rules a new tool is checked against before it is sent (spec 2.4), without any UI.
 
-The console's tool form (tui/screens/tool_form.py) and `vap tools create --file` both use them,
-so a file is refused for the same reasons, in the same words, as the form. Each problem names the
-field by its wire path (``config.auth.token``) and the rule.
+The console's tool form (tui/screens/tool_form.py, tool_form_fields.py) and `vap tools create
+--file` both use them, so a file is refused for the same reasons, in the same words, as the form.
+Each problem names the field by its wire path (``config.auth.token``) and the rule.
 """
 
 from __future__ import annotations

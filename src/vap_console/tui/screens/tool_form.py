@@ -7,7 +7,6 @@ Errors are shown under the field they concern — ours on submit, the server's 4
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -16,7 +15,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.validation import Function, Length, Regex, ValidationResult, Validator
+from textual.validation import Function, Length, Regex
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 from textual.worker import Worker
@@ -27,117 +26,40 @@ from vap_console.api.models import (
     TOOL_DESCRIPTION_MAX,
     TOOL_NAME_MAX,
     TOOL_NAME_PATTERN,
-    NameValue,
     Tool,
-    ToolAuthInput,
-    ToolConfigInput,
     ToolCreate,
     ToolKind,
-    ToolOutput,
 )
 from vap_console.api.tool_rules import (
     AUTH_TYPES,
     DESCRIPTION_RULE,
-    LLM_PARAMS_KIND,
     METHODS,
-    NAME_RE,
     NAME_REQUIRED,
     NAME_SHAPE,
     NAME_TOO_LONG,
-    OUTPUT_NAME_RULE,
     URL_RE,
     URL_RULE,
-    auth_problems,
     timeout_ms,
 )
 from vap_console.tui import untrusted
 from vap_console.tui.placeholders import highlight, unknown_tokens
 from vap_console.tui.screens.base import ForwardsWorkerFailures
 from vap_console.tui.screens.dialog import Confirm, Dialog, confirm_then
+from vap_console.tui.screens.tool_form_fields import (
+    FIELDS,
+    Parsed,
+    TimeoutText,
+    eid,
+    field_for_loc,
+    param_names,
+    path_of,
+    read_tool,
+    short_label,
+    wid,
+)
 from vap_console.tui.services import Services, services_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
-
-# Wire path of each field → the label shown. Widget ids are "f-" + path with dots as dashes.
-FIELDS: dict[str, str] = {
-    "name": "Name",
-    "description": "Description",
-    "kind": "Kind",
-    "config.method": "Method",
-    "config.url": "URL",
-    "config.params": "Query params: name=value per line",
-    "config.headers": "Headers: Name: value per line",
-    "config.body": "Body",
-    "config.timeoutMs": "Timeout (ms)",
-    "config.waitForResponse": "Wait for response",
-    "config.auth.type": "Auth type",
-    "config.auth.token": "Auth token",
-    "config.auth.password": "Auth password",
-    "config.auth.headerName": "Auth header name",
-    "config.auth.username": "Auth username",
-    "config.llmParams": "LLM params (during_call): name: description per line",
-    "config.outputs": "Outputs: variable = dotted.path per line",
-}
-
-
-def wid(path: str) -> str:
-    return "f-" + path.replace(".", "-")
-
-
-def path_of(widget_id: str) -> str | None:
-    """The field a widget id belongs to (``f-config-url`` → ``config.url``)."""
-    return next((path for path in FIELDS if wid(path) == widget_id), None)
-
-
-def short_label(path: str) -> str:
-    """``Query params: name=value per line`` → ``Query params``."""
-    return FIELDS[path].split(" (")[0].split(":")[0]
-
-
-def eid(path: str) -> str:
-    return "err-" + path.replace(".", "-")
-
-
-def field_for_loc(loc: str) -> str | None:
-    """``body.config.params.0.value`` → ``config.params``; None when no field of the form matches."""
-    path = loc.removeprefix("body.")
-    best = None
-    for field in FIELDS:
-        if (path == field or path.startswith(field + ".")) and (best is None or len(field) > len(best)):
-            best = field
-    return best
-
-
-@dataclass
-class Parsed:
-    body: ToolCreate | None
-    errors: dict[str, list[str]]
-
-
-def _lines(text: str) -> list[tuple[int, str]]:
-    return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-
-
-class TimeoutText(Validator):
-    def validate(self, value: str) -> ValidationResult:
-        if not value.strip():
-            return self.success()  # not sent: the server's default applies
-        try:
-            timeout_ms(value)
-        except ValueError as exc:
-            return self.failure(str(exc))
-        return self.success()
-
-
-def parse_pairs(text: str, sep: str, what: str, errs: list[str]) -> list[tuple[str, str]]:
-    pairs = []
-    for n, line in _lines(text):
-        name, found, value = line.partition(sep)
-        if not found or not name.strip():
-            errs.append(f"line {n}: write {what}")
-            continue
-        pairs.append((name.strip(), value.strip()))
-    return pairs
 
 
 class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
@@ -271,18 +193,16 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
         return self.is_mounted and self.form_values() != self._pristine
 
     def llm_param_names(self) -> list[str]:
-        return [line.partition(":")[0].strip() for _, line in _lines(self.value("config.llmParams"))]
+        return param_names(self.value("config.llmParams"))
 
     def templated_values(self) -> list[str]:
         return [self.value("config.url"), self.value("config.params"), self.value("config.headers"),
                 self.value("config.body")]
 
     def parse(self) -> Parsed:
+        """The body the form describes, or each field's problems: the inputs' own validators
+        (those shown as typed), then read_tool's checks of the rest."""
         errs: dict[str, list[str]] = {}
-
-        def add(path: str, message: str) -> None:
-            errs.setdefault(path, []).append(message)
-
         for path in ("name", "description", "config.timeoutMs", "config.url"):
             box = self.query_one(f"#{wid(path)}", Input)
             if path == "config.timeoutMs" and not box.value.strip():
@@ -290,71 +210,8 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
             result = box.validate(box.value)
             if result is not None and not result.is_valid:
                 for d in dict.fromkeys(result.failure_descriptions):
-                    add(path, d)
-
-        kind = self.value("kind")
-        param_errs: list[str] = []
-        params = parse_pairs(self.value("config.params"), "=", "name=value", param_errs)
-        for e in param_errs:
-            add("config.params", e)
-        header_errs: list[str] = []
-        headers = parse_pairs(self.value("config.headers"), ":", "Name: value", header_errs)
-        for e in header_errs:
-            add("config.headers", e)
-        output_errs: list[str] = []
-        outputs = parse_pairs(self.value("config.outputs"), "=", "variable = path", output_errs)
-        for e in output_errs:
-            add("config.outputs", e)
-        for name, _ in outputs:
-            if not NAME_RE.match(name):
-                add("config.outputs", f"{name}: {OUTPUT_NAME_RULE}")
-        llm: list[dict[str, str]] = []
-        for n, line in _lines(self.value("config.llmParams")):
-            pname, _, desc = line.partition(":")
-            pname = pname.strip()
-            if not NAME_RE.match(pname):
-                add("config.llmParams", f"line {n}: {pname or '(empty)'} is not a valid parameter name")
-            llm.append({"name": pname, "description": desc.strip(), "type": "string"})
-        if llm and kind != ToolKind.DURING_CALL:
-            add("config.llmParams", LLM_PARAMS_KIND)
-
-        auth_type = self.value("config.auth.type")
-        token = self.value("config.auth.token")
-        password = self.value("config.auth.password")
-        header_name = self.value("config.auth.headerName").strip()
-        username = self.value("config.auth.username").strip()
-        auth: ToolAuthInput | None = None
-        for path, problems in auth_problems(auth_type, token, password, header_name, username).items():
-            for problem in problems:
-                add(path, problem)
-        if auth_type != "none":
-            given = {"type": auth_type, "token": token, "password": password,
-                     "header_name": header_name, "username": username}
-            auth = ToolAuthInput(**{k: v for k, v in given.items() if v})
-        if errs:
-            return Parsed(None, errs)
-        timeout = self.value("config.timeoutMs").strip()
-        fields: dict[str, Any] = {
-            "method": self.value("config.method"),
-            "url": self.value("config.url").strip(),
-            "params": [NameValue(name=k, value=v) for k, v in params] or None,
-            "headers": [NameValue(name=k, value=v) for k, v in headers] or None,
-            "body": self.value("config.body") or None,
-            "timeout_ms": timeout_ms(timeout) if timeout else None,
-            "wait_for_response": self.value("config.waitForResponse"),
-            "auth": auth,
-            "llm_params": llm or None,
-            "outputs": [ToolOutput(name=k, path=v) for k, v in outputs] or None,
-        }
-        # Unset fields are not sent at all, so the server applies its own defaults to them.
-        config = ToolConfigInput(**{k: v for k, v in fields.items() if v is not None})
-        body = ToolCreate(
-            name=self.value("name").strip(),
-            description=self.value("description").strip(),
-            kind=kind,
-            config=config,
-        )
-        return Parsed(body, {})
+                    errs.setdefault(path, []).append(d)
+        return read_tool(self.value, errs)
 
     # --- showing errors ---
 
