@@ -401,7 +401,7 @@ async def test_requested_numbers_are_marked_and_written_like_owned_ones() -> Non
         assert len(count.strip()) <= count_line.content_region.width  # the whole note is on screen, not cut
         rows.move_to_key(rejected.id)
         await settle(pilot)
-        head = plain(console.app.screen.query_one("#detail-head", Static))
+        head = plain(console.app.screen.query_one("#detail", Static)).splitlines()[0]
         assert f"+{rejected.requested_number} requested; kyc_rejected, not bought" in head
         await pilot.press("c")
         await settle(pilot)

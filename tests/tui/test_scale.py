@@ -201,3 +201,32 @@ async def test_a_long_detail_scrolls_with_the_keys_and_starts_at_the_top_for_the
         await pilot.press("shift+tab", "down")
         await settle(pilot)
         assert table(app).cursor_key != long_agent["id"] and detail.scroll_y == 0
+
+
+async def test_a_ten_thousand_character_failure_shows_capped_in_the_pane_timeline_and_whole_on_the_rental_screen(
+        seed) -> None:
+    from vap_console.tui.screens.rental import RentalScreen
+    from vap_console.tui.widgets.timeline import Timeline
+
+    console, bodies = await open_on(seed, "numbers")
+    rental = json.loads(bodies["numbers"])["items"][7]  # failed; its last error is 10,000 characters
+    reason = rental["lastError"]
+    assert rental["status"] == "failed" and len(reason) == 10_000
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        await move_to(pilot, rental["id"])
+        await settle(pilot)
+        detail = plain(app.screen.query_one("#detail", Static))
+        timeline = detail[:detail.index("All fields")]  # the number, then the timeline
+        assert " ".join(reason[:30].split()) in " ".join(timeline.split())
+        more = re.findall(r"…\s+([\d,]+)\s+more\s+characters", timeline)
+        assert more and 8_000 < int(more[0].replace(",", "")) < 10_000, timeline
+        assert " ".join(reason[-40:].split()) not in " ".join(detail.split())
+        # Enter opens the rental's own screen: the reason whole.
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RentalScreen))
+        whole = app.screen.query_one(Timeline).render().plain
+        assert " ".join(reason[-40:].split()) in " ".join(whole.split())
+        assert "more characters" not in whole

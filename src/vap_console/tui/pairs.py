@@ -26,6 +26,7 @@ from rich.text import Text
 from textual import events
 from textual._context import active_app
 from textual.containers import ScrollableContainer
+from textual.content import Content
 from textual.css.styles import RulesMap
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
@@ -109,26 +110,80 @@ def capped(renderable: Any) -> RenderableType:
     return renderable  # Pairs cap themselves
 
 
+def _style(style: str | VisualStyle) -> VisualStyle:
+    return style if isinstance(style, VisualStyle) else VisualStyle.parse(style)  # the app's theme variables
+
+
+class Drawn:
+    """Textual Content made for a width, among a detail's Rich renderables: a rental's timeline
+    wraps and indents itself and uses the theme's colours. A Rendered draws it with the pane's
+    styles, as a widget of its own would have, ``indent`` cells in from each side. Printed with
+    Rich (tests), it is its plain lines."""
+
+    def __init__(self, make: Callable[[int], Content], *, indent: int = 0) -> None:
+        self.make = make
+        self.indent = indent
+        self._made: tuple[int, Content] = (-1, Content())
+
+    def content(self, width: int) -> Content:
+        if self._made[0] != width:
+            inner = max(width - 2 * self.indent, 1)
+            pad = Content(" " * self.indent)
+            lines = self.make(inner).wrap(inner)
+            self._made = (width, Content("\n").join(pad + line for line in lines))
+        return self._made[1]
+
+    def renew(self) -> None:
+        """Made again when next drawn (what it shows has aged: "3 min ago")."""
+        self._made = (-1, Content())
+
+    def strips(self, width: int, style: VisualStyle) -> list[Strip]:
+        return self.content(width).render_strips(width, None, style, RenderOptions(_style, RulesMap()))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(self.content(options.max_width).plain)
+
+
 class Rendered(Visual):
     """A detail pane's content, wrapped once per width and kept as lines.
 
     Textual draws a Static's Rich renderable to find its height, then again to paint it, and
     again at each layout the pane's scrollbar sets off: three to five times a cursor move, every
     line each time. This draws it once for the pane's width; heights and paints read the lines.
-    Printed with Rich (tests), it is the renderable itself.
+    A Group's Drawn parts are drawn as Textual Content. Printed with Rich (tests), it is the
+    renderable itself.
     """
 
     def __init__(self, renderable: RenderableType) -> None:
         self.renderable = renderable
         self._lines: tuple[int, list[list[Segment]]] = (-1, [])
         self._strips: tuple[tuple[int, object], list[Strip]] = ((-1, None), [])
+        parts = renderable.renderables if isinstance(renderable, Group) else []
+        self._runs: list[RenderableType] = [renderable]
+        if any(isinstance(part, Drawn) for part in parts):
+            # Runs of Rich renderables, each drawn as one, between the Drawn parts.
+            self._runs = []
+            rich: list[RenderableType] = []
+            for part in parts:
+                if isinstance(part, Drawn):
+                    self._runs += [Group(*rich), part] if rich else [part]
+                    rich = []
+                else:
+                    rich.append(part)
+            if rich:
+                self._runs.append(Group(*rich))
+        self._run_lines: tuple[int, list[list[list[Segment]]]] = (-1, [])
 
     def lines(self, width: int) -> list[list[Segment]]:
         if self._lines[0] != width:
-            app = active_app.get()
-            options = app.console_options.update(highlight=False, width=width, height=None)
-            self._lines = (width, app.console.render_lines(self.renderable, options, pad=False, new_lines=False))
+            self._lines = (width, self._render_lines(self.renderable, width))
         return self._lines[1]
+
+    @staticmethod
+    def _render_lines(renderable: RenderableType, width: int) -> list[list[Segment]]:
+        app = active_app.get()
+        options = app.console_options.update(highlight=False, width=width, height=None)
+        return app.console.render_lines(renderable, options, pad=False, new_lines=False)
 
     def render_strips(self, width: int, height: int | None, style: VisualStyle, options: RenderOptions) -> list[Strip]:
         strips = self.styled_lines(width, style)
@@ -139,8 +194,27 @@ class Rendered(Visual):
         key = (width, style)
         if self._strips[0] != key:
             base = style.rich_style
-            self._strips = (key, [Strip(Segment.apply_style(line, base)) for line in self.lines(width)])
+            if len(self._runs) == 1 and not isinstance(self._runs[0], Drawn):
+                strips = [Strip(Segment.apply_style(line, base)) for line in self.lines(width)]
+            else:
+                if self._run_lines[0] != width:
+                    self._run_lines = (width, [[] if isinstance(run, Drawn) else self._render_lines(run, width)
+                                               for run in self._runs])
+                strips = []
+                for run, lines in zip(self._runs, self._run_lines[1]):
+                    if isinstance(run, Drawn):
+                        strips += run.strips(width, style)
+                    else:
+                        strips += [Strip(Segment.apply_style(line, base)) for line in lines]
+            self._strips = (key, strips)
         return self._strips[1]
+
+    def renew(self) -> None:
+        """Draw the Drawn parts again (the rest is as it was)."""
+        for run in self._runs:
+            if isinstance(run, Drawn):
+                run.renew()
+        self._strips = ((-1, None), [])
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return container_width  # a detail pane's content fills the pane
@@ -196,9 +270,14 @@ class DetailView(ScrollView, Static, can_focus=True):
         self.scroll_to(0, 0, animate=False, immediate=True)
         self._resize_content()
 
+    def renew(self) -> None:
+        """Draw what has aged again (a timeline's "3 min ago"), where the pane is scrolled to."""
+        self._rendered.renew()
+        self._resize_content()
+
     def _resize_content(self) -> None:
         width = self.scrollable_content_region.width
-        height = len(self._rendered.lines(width)) if width > 0 else 0
+        height = len(self._rendered.styled_lines(width, self.visual_style)) if width > 0 else 0
         size = Size(width, height)
         old = self.virtual_size
         if size == old:

@@ -201,11 +201,16 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def compose_detail(self) -> ComposeResult:
         yield DetailView(id="detail")
 
+    def detail_of(self, item: T) -> RenderableType:
+        """What the detail pane shows of ``item``: ``render_detail`` made literal and capped (a
+        screen adds what goes above it here)."""
+        return capped(untrusted.safe(self.render_detail(item)))
+
     def show_detail(self, item: T | None) -> None:
         detail = self.query_one("#detail", Static)  # a DetailView, or a screen's own Static
         # Capped, and wrapped once: redrawn on every cursor move, it must not grow with what the
         # server sends.
-        detail.update(Rendered(capped(untrusted.safe(self.render_detail(item)))) if item is not None else "")
+        detail.update(Rendered(self.detail_of(item)) if item is not None else "")
         # Stacked under a narrow list, an empty pane would take half the screen from the list's
         # "nothing here" or error and its Retry (console.tcss hides it then).
         self.set_class(item is None, "-no-detail")
