@@ -234,13 +234,14 @@ class DetailView(ScrollView, Static, can_focus=True):
 
     A Static in the pane's VerticalScroll changed height with each item, and every change laid out
     the whole screen twice (the Static's height, then the pane's scroll size): two full repaints
-    a cursor move. Here a new item changes a scroll size only, as the row table does, once the
-    content is taller than the pane. It is still a Static to whoever holds it (``update``,
-    ``content``), so code that knows the pane's body as one keeps working.
+    a cursor move. This view fills the pane whatever it shows, so a new item changes a scroll size
+    only, as the row table does (a layout only when the scrollbar comes or goes). It is still a
+    Static to whoever holds it (``update``, ``content``), so code that knows the pane's body as one
+    keeps working.
     """
 
     DEFAULT_CSS = """
-    DetailView { height: auto; max-height: 100%; overflow-x: hidden; }
+    DetailView { height: 100%; overflow-x: hidden; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -279,21 +280,14 @@ class DetailView(ScrollView, Static, can_focus=True):
         width = self.scrollable_content_region.width
         height = len(self._rendered.styled_lines(width, self.visual_style)) if width > 0 else 0
         size = Size(width, height)
-        old = self.virtual_size
-        if size == old:
+        if size == self.virtual_size:
             self.refresh()
             return
-        pane = self.parent.scrollable_content_region.height if isinstance(self.parent, Widget) else 0
-        if min(old.height, height) < pane:
-            # Shorter than the pane: the view is as tall as its content, a layout sets its height.
-            self.virtual_size = size
-            self.refresh(layout=True)
-        else:
-            # Taller than the pane before and after: the view fills the pane and only its scroll
-            # size changes (no layout of the screen).
-            self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
+        # The view fills the pane whatever it shows: only its scroll size changes (no layout of
+        # the screen, unless the scrollbar comes or goes).
+        self.set_reactive(Widget.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
 
     def on_mount(self) -> None:
         # The pane around it no longer scrolls (this view fills it at most): Tab and the scroll
