@@ -235,13 +235,20 @@ class DetailView(ScrollView, Static, can_focus=True):
     A Static in the pane's VerticalScroll changed height with each item, and every change laid out
     the whole screen twice (the Static's height, then the pane's scroll size): two full repaints
     a cursor move. This view fills the pane whatever it shows, so a new item changes a scroll size
-    only, as the row table does (a layout only when the scrollbar comes or goes). It is still a
-    Static to whoever holds it (``update``, ``content``), so code that knows the pane's body as one
-    keeps working.
+    only, as the row table does (its scrollbar's column is kept, drawn only when needed). It is
+    still a Static to whoever holds it (``update``, ``content``), so code that knows the pane's body
+    as one keeps working.
     """
 
+    # The scrollbar's column is always there, its bar drawn only when there is more to scroll
+    # (-fits): a scrollbar that came and went laid the screen out on each cursor move.
     DEFAULT_CSS = """
-    DetailView { height: 100%; overflow-x: hidden; }
+    DetailView { height: 100%; overflow-x: hidden; overflow-y: scroll; }
+    DetailView.-fits {
+        scrollbar-background: transparent; scrollbar-background-hover: transparent;
+        scrollbar-background-active: transparent; scrollbar-color: transparent;
+        scrollbar-color-hover: transparent; scrollbar-color-active: transparent;
+    }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -277,14 +284,16 @@ class DetailView(ScrollView, Static, can_focus=True):
         self._resize_content()
 
     def _resize_content(self) -> None:
-        width = self.scrollable_content_region.width
+        region = self.scrollable_content_region
+        width = region.width
         height = len(self._rendered.styled_lines(width, self.visual_style)) if width > 0 else 0
+        self.set_class(height <= region.height, "-fits")
         size = Size(width, height)
         if size == self.virtual_size:
             self.refresh()
             return
-        # The view fills the pane whatever it shows: only its scroll size changes (no layout of
-        # the screen, unless the scrollbar comes or goes).
+        # The view fills the pane whatever it shows, its scrollbar always there: only its scroll
+        # size changes (no layout of the screen).
         self.set_reactive(Widget.virtual_size, size)
         self._scroll_update(size)
         self.refresh()
