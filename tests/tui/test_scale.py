@@ -230,3 +230,21 @@ async def test_a_ten_thousand_character_failure_shows_capped_in_the_pane_timelin
         whole = app.screen.query_one(Timeline).render().plain
         assert " ".join(reason[-40:].split()) in " ".join(whole.split())
         assert "more characters" not in whole
+
+
+async def test_a_reloaded_big_page_frees_the_page_it_replaced(seed) -> None:
+    import weakref
+
+    console, _ = await open_on(seed, "variables", variables=2_000)  # big enough to be freed in slices
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: count_text(app) == "2000 variables")
+        screen = app.screen
+        before = screen.items
+        old = weakref.ref(next(iter(before.values())))
+        del before
+        await pilot.press("r")
+        await until(pilot, lambda: old() is None)
+        await settle(pilot)
+        assert count_text(app) == "2000 variables" and table(app).total_count == 2_000
