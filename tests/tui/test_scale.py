@@ -248,3 +248,30 @@ async def test_a_reloaded_big_page_frees_the_page_it_replaced(seed) -> None:
         await until(pilot, lambda: old() is None)
         await settle(pilot)
         assert count_text(app) == "2000 variables" and table(app).total_count == 2_000
+
+
+async def test_keys_pressed_faster_than_details_draw_end_on_the_detail_of_the_last_row(seed) -> None:
+    console, bodies = await open_on(seed, "agents")
+    agents = json.loads(bodies["agents"])["items"]
+    app = console.app
+    drawn: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        screen = app.screen
+        original = screen.render_detail
+
+        def render_detail(agent):
+            drawn.append(agent.id)
+            return original(agent)
+
+        screen.render_detail = render_detail
+        # Six downs at once, as a held key sends them: the rows move six times, the details of the
+        # rows passed on the way need not be drawn.
+        for _ in range(6):
+            app.post_message(events.Key("down", None))
+        await until(pilot, lambda: table(app).cursor == 6)
+        await settle(pilot)
+        assert table(app).cursor_key == agents[6]["id"]
+        assert drawn[-1] == agents[6]["id"] and len(drawn) < 6, drawn
+        assert " ".join(short_name(6).split()) in " ".join(plain(screen.query_one("#detail", Static)).split())

@@ -418,6 +418,10 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     @on(RowTable.Highlighted)
     def _highlighted(self, event: RowTable.Highlighted) -> None:
+        if event.key != event.table.cursor_key:
+            # Keys came faster than details are drawn: the cursor has moved on, and the row it
+            # rests on has its own Highlighted queued. Only that one's detail is drawn.
+            return
         self.show_detail(self.items.get(event.key) if event.key is not None else None)
 
     def _update_count(self) -> None:
