@@ -10,8 +10,9 @@ slices of a few milliseconds, each run only when nothing else is waiting to (``s
 keys are answered while a big list loads; the table then takes the finished rows at once. (A
 thread would not do: building rows is Python code, and every time the UI loop gave up the GIL
 to poll for input it waited up to 5 ms to get it back.) The detail pane is redrawn on every
-cursor move: it is capped (pairs.capped), wrapped once (pairs.Rendered) and, unless a screen
-composes its own, shown in a DetailView that scrolls itself (no layout of the screen a move).
+cursor move that rests on a row (``_highlighted``): it is capped (pairs.capped), wrapped once
+(pairs.Rendered) and shown in a DetailView that fills the pane and scrolls itself (no layout of the
+screen a move). A replaced page is freed in slices of spare time too (``release``).
 
 The garbage collector's full passes walked every object alive: with the huge areas loaded,
 0.45–1 s on the UI loop every few keys. So what lives as long as a page is moved out of its sight
