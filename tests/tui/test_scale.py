@@ -275,3 +275,28 @@ async def test_keys_pressed_faster_than_details_draw_end_on_the_detail_of_the_la
         assert table(app).cursor_key == agents[6]["id"]
         assert drawn[-1] == agents[6]["id"] and len(drawn) < 6, drawn
         assert " ".join(short_name(6).split()) in " ".join(plain(screen.query_one("#detail", Static)).split())
+
+
+async def test_a_long_detail_drawn_part_by_part_ends_as_long_as_drawn_whole_and_its_end_is_reachable(seed) -> None:
+    console, bodies = await open_on(seed, "numbers")
+    rental = json.loads(bodies["numbers"])["items"][5]  # 2,000 events, long notes: far taller than the pane
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        await move_to(pilot, rental["id"])
+        await settle(pilot)
+        detail = app.screen.query_one("#detail", Static)
+        width = detail.scrollable_content_region.width
+        options = app.console.options.update(width=width, height=None, highlight=False)
+        whole = app.console.render_lines(detail.content, options, pad=False, new_lines=False)
+        # The view drew what it showed first and the rest in spare time: its scroll size is the whole.
+        assert detail.virtual_size.height == len(whole)
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused is detail)
+        await pilot.press("end")
+        await settle(pilot)
+        assert detail.scroll_y == detail.max_scroll_y > 0
+        last = "".join(segment.text for segment in whole[-1]).strip()
+        shown = "".join(segment.text for segment in detail.render_line(detail.scrollable_content_region.height - 1))
+        assert last and last in shown

@@ -26,7 +26,6 @@ measured: about a thousand objects a freeze, 16,000 at start-up).
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -49,6 +48,7 @@ from vap_console.tui import untrusted
 from vap_console.tui.failures import describe_error
 from vap_console.tui.pairs import DetailView, Rendered, capped
 from vap_console.tui.services import ConnectionState, Services, services_of
+from vap_console.tui.slices import SLICE, spare_time
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -63,8 +63,6 @@ T = TypeVar("T")
 
 # How long the console's first screen may wait for its rows before it paints "Loading…".
 FIRST_PAINT_WAIT = 0.3
-# Building a page's rows takes the UI loop for at most this long at a time.
-SLICE = 0.004
 # A page at least this long is frozen out of the garbage collector's full passes.
 FREEZE_AT = 500
 
@@ -107,18 +105,6 @@ def freeze_after_start() -> None:
     as the console, and a full collection walking it took 100-150 ms, keys waiting."""
     if not _frozen_at_start:
         freeze_garbage_collection()
-
-
-async def spare_time() -> None:
-    """Give the UI loop back, and resume only once nothing else is waiting to run.
-
-    asyncio has no priorities; a bare ``sleep(0)`` would take a slice after every step of a key's
-    handling (each message hop is a turn of the loop), so this waits out the loop's ready queue.
-    """
-    await asyncio.sleep(0)
-    ready = getattr(asyncio.get_running_loop(), "_ready", None)  # CPython's loop; uvloop has none
-    while ready:  # noqa: ASYNC110 - no event to wait for: the loop's own queue is what drains
-        await asyncio.sleep(0)
 
 
 async def release_in_slices(heap: list[object]) -> None:
