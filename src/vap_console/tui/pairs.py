@@ -337,9 +337,10 @@ class DetailView(ScrollView, Static, can_focus=True):
     async def _draw_rest(self, rendered: Rendered) -> None:
         started = time.perf_counter()
         while not rendered.complete:
-            if rendered is not self._rendered:
-                return  # another item is shown
-            rendered.draw_more(self.scrollable_content_region.width, self.visual_style)
+            width = self.scrollable_content_region.width
+            if rendered is not self._rendered or width <= 0:
+                return  # another item is shown, or the pane is not (the next resize draws it)
+            rendered.draw_more(width, self.visual_style)
             if time.perf_counter() - started > SLICE:
                 await spare_time()
                 started = time.perf_counter()
