@@ -401,7 +401,7 @@ async def test_requested_numbers_are_marked_and_written_like_owned_ones() -> Non
         assert len(count.strip()) <= count_line.content_region.width  # the whole note is on screen, not cut
         rows.move_to_key(rejected.id)
         await settle(pilot)
-        head = plain(console.app.screen.query_one("#detail-head", Static))
+        head = plain(console.app.screen.query_one("#detail", Static)).splitlines()[0]
         assert f"+{rejected.requested_number} requested; kyc_rejected, not bought" in head
         await pilot.press("c")
         await settle(pilot)
@@ -474,3 +474,25 @@ async def test_rental_detail_lists_events_and_compliance_history() -> None:
         assert "rental.refunded · amount ₹1,000.00" in detail
         assert "Compliance history (3)" in detail
         assert "2026-10-31 11:00 UTC rejected · The address proof is older than three months." in detail
+
+
+# --- the Numbers pane's timeline ages ("2 h ago") where the pane is scrolled ---
+
+
+async def test_the_numbers_pane_timeline_ages_in_place() -> None:
+    console = build_console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = console.app.screen.query_one("#detail", Static)
+
+        def on_screen() -> str:
+            lines = range(detail.scrollable_content_region.height)
+            return "\n".join("".join(s.text for s in detail.render_line(y)) for y in lines)
+
+        assert "2 h ago" in on_screen()
+        detail.scroll_to(0, 1, animate=False, immediate=True)
+        console.clock.advance(3 * 3600)
+        detail.renew()  # what the screen's 15-second interval calls
+        await settle(pilot)
+        assert "5 h ago" in on_screen() and "2 h ago" not in on_screen()
+        assert detail.scroll_y == 1

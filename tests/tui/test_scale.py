@@ -201,3 +201,102 @@ async def test_a_long_detail_scrolls_with_the_keys_and_starts_at_the_top_for_the
         await pilot.press("shift+tab", "down")
         await settle(pilot)
         assert table(app).cursor_key != long_agent["id"] and detail.scroll_y == 0
+
+
+async def test_a_ten_thousand_character_failure_shows_capped_in_the_pane_timeline_and_whole_on_the_rental_screen(
+        seed) -> None:
+    from vap_console.tui.screens.rental import RentalScreen
+    from vap_console.tui.widgets.timeline import Timeline
+
+    console, bodies = await open_on(seed, "numbers")
+    rental = json.loads(bodies["numbers"])["items"][7]  # failed; its last error is 10,000 characters
+    reason = rental["lastError"]
+    assert rental["status"] == "failed" and len(reason) == 10_000
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        await move_to(pilot, rental["id"])
+        await settle(pilot)
+        detail = plain(app.screen.query_one("#detail", Static))
+        timeline = detail[:detail.index("All fields")]  # the number, then the timeline
+        assert " ".join(reason[:30].split()) in " ".join(timeline.split())
+        more = re.findall(r"…\s+([\d,]+)\s+more\s+characters", timeline)
+        assert more and 8_000 < int(more[0].replace(",", "")) < 10_000, timeline
+        assert " ".join(reason[-40:].split()) not in " ".join(detail.split())
+        # Enter opens the rental's own screen: the reason whole.
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RentalScreen))
+        whole = app.screen.query_one(Timeline).render().plain
+        assert " ".join(reason[-40:].split()) in " ".join(whole.split())
+        assert "more characters" not in whole
+
+
+async def test_a_reloaded_big_page_frees_the_page_it_replaced(seed) -> None:
+    import weakref
+
+    console, _ = await open_on(seed, "variables", variables=2_000)  # big enough to be freed in slices
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: count_text(app) == "2000 variables")
+        screen = app.screen
+        before = screen.items
+        old = weakref.ref(next(iter(before.values())))
+        del before
+        await pilot.press("r")
+        await until(pilot, lambda: old() is None)
+        await settle(pilot)
+        assert count_text(app) == "2000 variables" and table(app).total_count == 2_000
+
+
+async def test_keys_pressed_faster_than_details_draw_end_on_the_detail_of_the_last_row(seed) -> None:
+    console, bodies = await open_on(seed, "agents")
+    agents = json.loads(bodies["agents"])["items"]
+    app = console.app
+    drawn: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        screen = app.screen
+        original = screen.render_detail
+
+        def render_detail(agent):
+            drawn.append(agent.id)
+            return original(agent)
+
+        screen.render_detail = render_detail
+        # Six downs at once, as a held key sends them: the rows move six times, the details of the
+        # rows passed on the way need not be drawn.
+        for _ in range(6):
+            app.post_message(events.Key("down", None))
+        await until(pilot, lambda: table(app).cursor == 6)
+        await settle(pilot)
+        assert table(app).cursor_key == agents[6]["id"]
+        assert drawn[-1] == agents[6]["id"] and len(drawn) < 6, drawn
+        assert " ".join(short_name(6).split()) in " ".join(plain(screen.query_one("#detail", Static)).split())
+
+
+async def test_a_long_detail_drawn_part_by_part_ends_as_long_as_drawn_whole_and_its_end_is_reachable(seed) -> None:
+    console, bodies = await open_on(seed, "numbers")
+    rental = json.loads(bodies["numbers"])["items"][5]  # 2,000 events, long notes: far taller than the pane
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: table(app).total_count == 30)
+        await move_to(pilot, rental["id"])
+        await settle(pilot)
+        detail = app.screen.query_one("#detail", Static)
+        width = detail.scrollable_content_region.width
+        options = app.console.options.update(width=width, height=None, highlight=False)
+        whole = app.console.render_lines(detail.content, options, pad=False, new_lines=False)
+        # The view drew what it showed first and the rest in spare time: its scroll size is the whole.
+        assert detail.virtual_size.height == len(whole)
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused is detail)
+        await pilot.press("end")
+        await settle(pilot)
+        assert detail.scroll_y == detail.max_scroll_y > 0
+        last = "".join(segment.text for segment in whole[-1]).strip()
+        shown = "".join(segment.text for segment in detail.render_line(detail.scrollable_content_region.height - 1))
+        assert last and last in shown

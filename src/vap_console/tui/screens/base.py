@@ -10,8 +10,9 @@ slices of a few milliseconds, each run only when nothing else is waiting to (``s
 keys are answered while a big list loads; the table then takes the finished rows at once. (A
 thread would not do: building rows is Python code, and every time the UI loop gave up the GIL
 to poll for input it waited up to 5 ms to get it back.) The detail pane is redrawn on every
-cursor move: it is capped (pairs.capped), wrapped once (pairs.Rendered) and, unless a screen
-composes its own, shown in a DetailView that scrolls itself (no layout of the screen a move).
+cursor move that rests on a row (``_highlighted``): it is capped (pairs.capped), wrapped once
+(pairs.Rendered) and shown in a DetailView that fills the pane and scrolls itself (no layout of the
+screen a move). A replaced page is freed in slices of spare time too (``release``).
 
 The garbage collector's full passes walked every object alive: with the huge areas loaded,
 0.45–1 s on the UI loop every few keys. So what lives as long as a page is moved out of its sight
@@ -25,7 +26,6 @@ measured: about a thousand objects a freeze, 16,000 at start-up).
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -48,6 +48,7 @@ from vap_console.tui import untrusted
 from vap_console.tui.failures import describe_error
 from vap_console.tui.pairs import DetailView, Rendered, capped
 from vap_console.tui.services import ConnectionState, Services, services_of
+from vap_console.tui.slices import SLICE, spare_time
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -62,8 +63,6 @@ T = TypeVar("T")
 
 # How long the console's first screen may wait for its rows before it paints "Loading…".
 FIRST_PAINT_WAIT = 0.3
-# Building a page's rows takes the UI loop for at most this long at a time.
-SLICE = 0.004
 # A page at least this long is frozen out of the garbage collector's full passes.
 FREEZE_AT = 500
 
@@ -108,16 +107,15 @@ def freeze_after_start() -> None:
         freeze_garbage_collection()
 
 
-async def spare_time() -> None:
-    """Give the UI loop back, and resume only once nothing else is waiting to run.
-
-    asyncio has no priorities; a bare ``sleep(0)`` would take a slice after every step of a key's
-    handling (each message hop is a turn of the loop), so this waits out the loop's ready queue.
-    """
-    await asyncio.sleep(0)
-    ready = getattr(asyncio.get_running_loop(), "_ready", None)  # CPython's loop; uvloop has none
-    while ready:  # noqa: ASYNC110 - no event to wait for: the loop's own queue is what drains
-        await asyncio.sleep(0)
+async def release_in_slices(heap: list[object]) -> None:
+    """Drop the references in ``heap`` a few hundred at a time, in the UI loop's spare time (what
+    they alone held is freed as they go)."""
+    started = time.perf_counter()
+    while heap:
+        del heap[-256:]
+        if time.perf_counter() - started > SLICE:
+            await spare_time()
+            started = time.perf_counter()
 
 
 class ForwardsWorkerFailures:
@@ -201,11 +199,16 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def compose_detail(self) -> ComposeResult:
         yield DetailView(id="detail")
 
+    def detail_of(self, item: T) -> RenderableType:
+        """What the detail pane shows of ``item``: ``render_detail`` made literal and capped (a
+        screen adds what goes above it here)."""
+        return capped(untrusted.safe(self.render_detail(item)))
+
     def show_detail(self, item: T | None) -> None:
         detail = self.query_one("#detail", Static)  # a DetailView, or a screen's own Static
         # Capped, and wrapped once: redrawn on every cursor move, it must not grow with what the
         # server sends.
-        detail.update(Rendered(capped(untrusted.safe(self.render_detail(item)))) if item is not None else "")
+        detail.update(Rendered(self.detail_of(item)) if item is not None else "")
         # Stacked under a narrow list, an empty pane would take half the screen from the list's
         # "nothing here" or error and its Retry (console.tcss hides it then).
         self.set_class(item is None, "-no-detail")
@@ -322,6 +325,12 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def retry_for(self, group: str) -> Callable[[], object] | None:
         return self.retries.get(group)
 
+    def release(self, heap: list[object]) -> None:
+        """Free what a replaced page held (its items and rows) in slices of spare time: 50,000
+        models and rows took some 50 ms to free at once, on the UI loop."""
+        if len(heap) >= FREEZE_AT:
+            self.run_worker(release_in_slices(heap), group="release", exit_on_error=False)
+
     @on(Loaded)
     def _loaded(self, message: Loaded) -> None:
         self._loaded_once = True
@@ -331,9 +340,11 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         if message.rows is None or message.keyed is None:
             message.keyed = {self.key_of(item): item for item in message.items}
             message.rows = prepare_rows(self.COLUMNS, [self.row_of(item) for item in message.items])
+        replaced: list[object] = list(self.items.values())
         self.items = message.keyed
         table = self.query_one(RowTable)
-        table.set_rows(message.rows, keep_key=self.select_after_load)
+        replaced += table.set_rows(message.rows, keep_key=self.select_after_load)
+        self.release(replaced)
         self.select_after_load = None
         switcher = self.query_one("#list-switch", ContentSwitcher)
         if message.items:
@@ -394,6 +405,10 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
 
     @on(RowTable.Highlighted)
     def _highlighted(self, event: RowTable.Highlighted) -> None:
+        if event.key != event.table.cursor_key:
+            # Keys came faster than details are drawn: the cursor has moved on, and the row it
+            # rests on has its own Highlighted queued. Only that one's detail is drawn.
+            return
         self.show_detail(self.items.get(event.key) if event.key is not None else None)
 
     def _update_count(self) -> None:

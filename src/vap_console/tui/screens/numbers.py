@@ -1,7 +1,7 @@
 """Numbers: rented phone numbers, their status and money, and the detail with compliance and timeline.
 
 Extension point for the rental wizard: add bindings to NumbersScreen.BINDINGS and their actions
-here; the detail pane is ``compose_detail`` (fields, then the Timeline of the highlighted rental).
+here; the detail pane is ``detail_of`` (the number, the timeline of the highlighted rental, its fields).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.validation import Function
 from textual.widgets import Static
@@ -23,13 +22,13 @@ from vap_console.api import errors
 from vap_console.api.models import Rental, RentalStatus
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
-from vap_console.tui.pairs import Pairs, entry_rows
+from vap_console.tui.pairs import DetailView, Drawn, Pairs, cap_string, entry_rows
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.screens.rental import RentalScreen
 from vap_console.tui.services import Services
 from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
-from vap_console.tui.widgets.timeline import Timeline
+from vap_console.tui.widgets.timeline import timeline_content
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
@@ -188,28 +187,26 @@ class NumbersScreen(ListScreen[Rental]):
             extra=rental.id,
         )
 
-    def compose_detail(self) -> ComposeResult:
-        yield Static(id="detail-head")
-        yield Timeline(id="timeline", now=self.services.now)
-        yield Static(id="detail")
+    def on_mount(self) -> None:  # ListScreen.on_mount runs too (Textual calls each class's handler)
+        # The timeline's relative times age ("3 min ago"): drawn again now and then, not on each poll.
+        self.set_interval(15, self.query_one("#detail", DetailView).renew)
 
-    def show_detail(self, rental: Rental | None) -> None:
-        super().show_detail(rental)
-        head: Text | str = ""
-        if rental is not None:
-            owned = owned_number(rental)
-            if owned:
-                head = Text(owned, style="bold")
-            elif rental.requested_number:
-                head = Text.assemble((fmt.e164(rental.requested_number) or "", "bold"),
-                                     f" requested; {rental.status}, not bought" if stopped(rental)
-                                     else " requested, not bought yet")
-            else:
-                head = Text("(number not bought yet)", style="bold")
-        self.query_one("#detail-head", Static).update(untrusted.safe(head))
-        timeline = self.query_one(Timeline)
-        timeline.display = rental is not None
-        timeline.rental = rental
+    def detail_of(self, rental: Rental) -> RenderableType:
+        # One pane drawn as one (a DetailView): the number, the timeline, then every field. Three
+        # widgets of changing heights laid the screen out twice a cursor move.
+        if owned_number(rental):
+            head = Text(owned_number(rental) or "", style="bold")
+        elif rental.requested_number:
+            head = Text.assemble((fmt.e164(rental.requested_number) or "", "bold"),
+                                 f" requested; {rental.status}, not bought" if stopped(rental)
+                                 else " requested, not bought yet")
+        else:
+            head = Text("(number not bought yet)", style="bold")
+        now = self.services.now
+        # What the server wrote (a step's detail, why it failed) is capped here like every value
+        # of the pane; the rental's own screen (Enter) shows it whole.
+        timeline = Drawn(lambda width: timeline_content(rental, now(), width, cap=cap_string), indent=1)
+        return Group(untrusted.safe(head), timeline, super().detail_of(rental))
 
     def render_detail(self, r: Rental) -> RenderableType:
         money = lambda n: fmt.money(n, r.currency)  # noqa: E731 - one line, read where it is used

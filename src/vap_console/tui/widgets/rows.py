@@ -237,15 +237,18 @@ class RowTable(ScrollView, can_focus=True):
         """The filter in force, lower-cased (Widget.query is Textual's: never shadow it)."""
         return self._query
 
-    def set_rows(self, rows: Sequence[Row] | RowSet, keep_key: str | None = None) -> None:
-        """Show these rows (a RowSet from prepare_rows costs next to nothing here)."""
+    def set_rows(self, rows: Sequence[Row] | RowSet, keep_key: str | None = None) -> list[object]:
+        """Show these rows (a RowSet from prepare_rows costs next to nothing here). Returns what
+        the rows replaced held (the caller may free it a slice at a time, see base.release)."""
         # The key under the cursor is read before the old rows go.
         keep_key = keep_key if keep_key is not None else self.cursor_key
         prepared = rows if isinstance(rows, RowSet) else prepare_rows(self.columns, rows)
+        replaced: list[object] = [*self._rows, *self._searches]
         self._rows = prepared.rows
         self._searches = prepared.searches
         self._natural = list(prepared.natural)
         self._apply_filter(keep_key)
+        return replaced
 
     def filter(self, query: str) -> None:
         previous, self._query = self._query, query.strip().lower()

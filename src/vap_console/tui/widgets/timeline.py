@@ -80,6 +80,74 @@ def absolute_time(at: datetime) -> str:
     return fmt.when_seconds(at)
 
 
+def timeline_content(rental: Rental, now: datetime, width: int, *, connection: str | None = None,
+                     cap: Callable[[str], str] | None = None) -> Content:
+    """A rental's status line and its timeline steps, wrapped to ``width``. ``cap`` shortens what
+    the server wrote (a step's detail, the failure reason) where the timeline shares a pane."""
+    shorten = cap or (lambda text: text)
+    lines: list[Content] = [_status_line(rental)]
+    if connection:
+        lines.append(untrusted.markup("[bold $warning]$text[/]", text=connection))
+    lines.append(Content(""))
+    reason = failure_reason(rental)
+    failed_shown = False
+    for step in rental.timeline:
+        style = STATE_STYLES.get(step.state, "$warning")
+        glyph = step_glyph(step.state)
+        label = step.label if step.state in STATE_STYLES else f"{step.label} ({step.state})"
+        label = untrusted.clean(shorten(label), multiline=False)
+        when = _when(step, now)
+        head = Content.assemble((f" {glyph} ", style), (f"{label:<28}", style))
+        if when and head.cell_length + 1 + cell_len(when) > width:
+            # A time never splits mid-phrase: too narrow for both, it takes a line of its own.
+            lines.append(head)
+            # Still too narrow: relative and absolute time each whole on a line, never "…00 / UTC".
+            parts = [when] if cell_len(when) + 5 <= width else when.split(" · ")
+            lines.extend(line for part in parts for line in indented(Content.styled(part, "$text-muted"), width))
+        else:
+            lines.append(head + Content.styled(f" {when}" if when else "", "$text-muted"))
+        if step.detail:
+            lines.extend(indented(Content.styled(untrusted.clean(shorten(step.detail)), "$text-muted"), width))
+        if step.state == StepState.FAILED and reason:
+            if reason != step.detail:
+                lines.extend(indented(Content.styled(untrusted.clean(shorten(reason)), "$error"), width))
+            failed_shown = True
+    if reason and not failed_shown and rental.status in RentalStatus.FAILURES:
+        lines.extend(indented(Content.styled(untrusted.clean(shorten(reason)), "$error"), width, 1))
+    lines.extend(_money_back(rental, now, width))
+    return Content("\n").join(lines)
+
+
+def _when(step: TimelineStep, now: datetime) -> str:
+    if step.at is not None:
+        # A step has happened: a time ahead of ours is the server's clock running ahead.
+        happened = min(_aware(step.at), _aware(now))
+        return f"{relative_time(happened, now)} · {absolute_time(step.at)}"
+    return "in progress" if step.state == StepState.ACTIVE else ""
+
+
+def _money_back(rental: Rental, now: datetime, width: int) -> list[Content]:
+    """For a rental that stopped: whether the first charge came back, and what to do next."""
+    if rental.status not in (RentalStatus.KYC_REJECTED, RentalStatus.FAILED):
+        return []
+    lines = [Content("")]
+    refund = refund_of(rental)
+    charged = fmt.money(rental.prepaid_nanos, rental.currency) if rental.prepaid_nanos else None
+    if refund is not None:
+        amount = fmt.money(refund.amount_nanos, refund.currency) if refund.amount_nanos is not None else charged
+        when = (f" {relative_time(min(_aware(refund.at), _aware(now)), now)} · {absolute_time(refund.at)}"
+                if refund.at is not None else "")
+        lines.extend(indented(Content.styled(
+            f"↩ {amount or 'The first charge'} refunded to the wallet{when}", "$success"), width, 1))
+    elif charged:
+        lines.extend(indented(Content.styled(
+            f"↩ No refund of the {charged} taken up front is reported yet: it shows here once the "
+            "server logs it.", "$warning"), width, 1))
+    step = NEXT_STEPS[rental.status]
+    lines.extend(indented(Content.styled(f"Next: {step}", "bold"), width, 1))
+    return lines
+
+
 class Timeline(Widget):
     """Draws a rental's status and its timeline steps. Set ``rental`` to update it."""
 
@@ -119,83 +187,24 @@ class Timeline(Widget):
         rental = self.rental
         if rental is None:
             return Content.from_markup("[$text-muted]Loading the rental…[/]")
-        now = self.now()
-        lines: list[Content] = [self._status_line(rental)]
-        if self.connection:
-            lines.append(untrusted.markup("[bold $warning]$text[/]", text=self.connection))
-        lines.append(Content(""))
-        reason = failure_reason(rental)
-        failed_shown = False
         # Inside the padding; not laid out yet (rendered on its own), as wide as it likes.
         width = max(self.size.width - 2, 20) if self.size.width else 200
-        for step in rental.timeline:
-            style = STATE_STYLES.get(step.state, "$warning")
-            glyph = step_glyph(step.state)
-            label = step.label if step.state in STATE_STYLES else f"{step.label} ({step.state})"
-            label = untrusted.clean(label, multiline=False)
-            when = self._when(step, now)
-            head = Content.assemble((f" {glyph} ", style), (f"{label:<28}", style))
-            if when and head.cell_length + 1 + cell_len(when) > width:
-                # A time never splits mid-phrase: too narrow for both, it takes a line of its own.
-                lines.append(head)
-                # Still too narrow: relative and absolute time each whole on a line, never "…00 / UTC".
-                parts = [when] if cell_len(when) + 5 <= width else when.split(" · ")
-                lines.extend(line for part in parts for line in indented(Content.styled(part, "$text-muted"), width))
-            else:
-                lines.append(head + Content.styled(f" {when}" if when else "", "$text-muted"))
-            if step.detail:
-                lines.extend(indented(Content.styled(untrusted.clean(step.detail), "$text-muted"), width))
-            if step.state == StepState.FAILED and reason:
-                if reason != step.detail:
-                    lines.extend(indented(Content.styled(untrusted.clean(reason), "$error"), width))
-                failed_shown = True
-        if reason and not failed_shown and rental.status in RentalStatus.FAILURES:
-            lines.extend(indented(Content.styled(untrusted.clean(reason), "$error"), width, 1))
-        lines.extend(self._money_back(rental, now, width))
-        return Content("\n").join(lines)
+        return timeline_content(rental, self.now(), width, connection=self.connection)
 
-    @staticmethod
-    def _when(step: TimelineStep, now: datetime) -> str:
-        if step.at is not None:
-            # A step has happened: a time ahead of ours is the server's clock running ahead.
-            happened = min(_aware(step.at), _aware(now))
-            return f"{relative_time(happened, now)} · {absolute_time(step.at)}"
-        return "in progress" if step.state == StepState.ACTIVE else ""
 
-    def _money_back(self, rental: Rental, now: datetime, width: int) -> list[Content]:
-        """For a rental that stopped: whether the first charge came back, and what to do next."""
-        if rental.status not in (RentalStatus.KYC_REJECTED, RentalStatus.FAILED):
-            return []
-        lines = [Content("")]
-        refund = refund_of(rental)
-        charged = fmt.money(rental.prepaid_nanos, rental.currency) if rental.prepaid_nanos else None
-        if refund is not None:
-            amount = fmt.money(refund.amount_nanos, refund.currency) if refund.amount_nanos is not None else charged
-            when = (f" {relative_time(min(_aware(refund.at), _aware(now)), now)} · {absolute_time(refund.at)}"
-                    if refund.at is not None else "")
-            lines.extend(indented(Content.styled(
-                f"↩ {amount or 'The first charge'} refunded to the wallet{when}", "$success"), width, 1))
-        elif charged:
-            lines.extend(indented(Content.styled(
-                f"↩ No refund of the {charged} taken up front is reported yet: it shows here once the "
-                "server logs it.", "$warning"), width, 1))
-        step = NEXT_STEPS[rental.status]
-        lines.extend(indented(Content.styled(f"Next: {step}", "bold"), width, 1))
-        return lines
-
-    def _status_line(self, rental: Rental) -> Content:
-        status = rental.status
-        label = STATUS_LABELS.get(status)
-        if status in RentalStatus.FAILURES:
-            style = "bold $error"
-        elif status == RentalStatus.ACTIVE:
-            style = "bold $success"
-        else:
-            style = "bold $accent"
-        number = fmt.e164(rental.e164 or rental.number or rental.requested_number) or rental.id
-        parts: list[tuple[str, str] | str] = [
-            (untrusted.clean(number, multiline=False), "bold"), "  ", (untrusted.clean(status, multiline=False), style)
-        ]
-        if label:
-            parts.append((f" — {label}", "$text-muted"))
-        return Content.assemble(*parts)
+def _status_line(rental: Rental) -> Content:
+    status = rental.status
+    label = STATUS_LABELS.get(status)
+    if status in RentalStatus.FAILURES:
+        style = "bold $error"
+    elif status == RentalStatus.ACTIVE:
+        style = "bold $success"
+    else:
+        style = "bold $accent"
+    number = fmt.e164(rental.e164 or rental.number or rental.requested_number) or rental.id
+    parts: list[tuple[str, str] | str] = [
+        (untrusted.clean(number, multiline=False), "bold"), "  ", (untrusted.clean(status, multiline=False), style)
+    ]
+    if label:
+        parts.append((f" — {label}", "$text-muted"))
+    return Content.assemble(*parts)
