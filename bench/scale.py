@@ -23,9 +23,8 @@ Activities per area (1–6): switching to it (its first load starts), keys while
 (down/up, pressed until the rows are in; then `r` and the same again), moving the cursor (down,
 up, pagedown, pageup, end, home) and filtering (`/`, a word, backspaces, escape).
 
-VAP_BENCH_QUICK=1 runs fewer keys per activity. VAP_BENCH_PARSE=thread parses list bodies over
-64 KiB in a worker thread (simulating asyncio.to_thread in the client); =chunks parses them item
-by item in slices of the UI loop's spare time; unset, the client parses as it does.
+VAP_BENCH_QUICK=1 runs fewer keys per activity. List bodies are parsed as the client parses them
+(a body over 1 MiB in a worker thread, in pieces: api/client.py, api/pieces.py).
 """
 
 from __future__ import annotations
@@ -45,13 +44,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 GOAL_MS = 100.0
 QUICK = os.environ.get("VAP_BENCH_QUICK", "") not in ("", "0")
-PARSE = os.environ.get("VAP_BENCH_PARSE", "loop")
 GAP = 0.010  # between one key's answer and the next key
 KEY_TIMEOUT = 60.0
 # Wall-time budget of one activity: a frozen console must not make the benchmark run for ever.
 ACTIVITY_BUDGET = 8.0 if QUICK else 20.0
 AREAS = ("numbers", "tools", "variables", "voices", "templates", "agents")
-PARSE_HOW = {"thread": "in a worker thread (simulated)", "chunks": "in slices of spare time (simulated)"}
 
 
 @dataclass
@@ -300,65 +297,6 @@ def _count(area: str, body: bytes) -> int:
     return len(page["models"] if area == "voices" else page["items"])
 
 
-def _parse_in_thread() -> None:
-    """Simulate the client parsing bodies over 64 KiB in a worker thread."""
-    from vap_console.api import client as client_module
-
-    original = client_module.VapClient._get_model
-
-    async def _get_model(self, model, path, *, params=None, extension=False):
-        response = await self._send("GET", path, params=params, extension=extension)
-        if len(response.content) > 64 * 1024:
-            return await asyncio.to_thread(self._parse, model, response, f"GET {path}")
-        return self._parse(model, response, f"GET {path}")
-
-    client_module.VapClient._get_model = _get_model  # type: ignore[method-assign]
-    client_module.VapClient._get_model_original = original  # type: ignore[attr-defined]
-
-
-def _parse_in_chunks() -> None:
-    """Simulate a client that parses a big list body in slices of the UI loop's spare time: each
-    item decoded on its own (json's raw_decode), validated a hundred at a time, yielding between.
-    (A thread cannot do it: pydantic and json hold the GIL for the whole parse.)"""
-    import json
-
-    from pydantic import TypeAdapter
-
-    from vap_console.api import client as client_module
-    from vap_console.tui.screens.base import spare_time
-
-    async def _get_model(self, model, path, *, params=None, extension=False):
-        response = await self._send("GET", path, params=params, extension=extension)
-        if len(response.content) <= 64 * 1024:
-            return self._parse(model, response, f"GET {path}")
-        text = response.content.decode()
-        field = "models" if "models" in model.model_fields else "items"
-        start = text.index("[", text.index(f'"{field}":')) + 1
-        decoder = json.JSONDecoder()
-        raw: list[Any] = []
-        i, deadline = start, time.perf_counter() + 0.004
-        while True:
-            while text[i] in " \n\r\t,":
-                i += 1
-            if text[i] == "]":
-                break
-            item, i = decoder.raw_decode(text, i)
-            raw.append(item)
-            if time.perf_counter() > deadline:
-                await spare_time()
-                deadline = time.perf_counter() + 0.004
-        adapter = TypeAdapter(model.model_fields[field].annotation)
-        items: list[Any] = []
-        for k in range(0, len(raw), 100):
-            items += adapter.validate_python(raw[k:k + 100])
-            await spare_time()
-        page = model.model_validate_json(text[:start] + text[i:])  # the envelope, its list empty
-        setattr(page, field, items)
-        return page
-
-    client_module.VapClient._get_model = _get_model  # type: ignore[method-assign]
-
-
 def _summary(values: list[float]) -> tuple[float, float, float]:
     return (statistics.median(values) * 1000, percentile(values, 0.99) * 1000, max(values) * 1000)
 
@@ -397,17 +335,6 @@ def main() -> int:
     from bench._huge import huge_bodies, seed_bodies
 
     sys.path.insert(0, str(ROOT))
-    parse = PARSE
-    from vap_console.api.client import VapClient
-
-    if parse in PARSE_HOW and asyncio.iscoroutinefunction(VapClient._parse):
-        # This client already parses big bodies off the loop itself: measured as it is.
-        print(f"VAP_BENCH_PARSE={parse} ignored: the client's own _parse is asynchronous")
-        parse = "client"
-    if parse == "thread":
-        _parse_in_thread()
-    elif parse == "chunks":
-        _parse_in_chunks()
     seed = asyncio.run(seed_bodies())
     started = time.perf_counter()
     bodies = huge_bodies(seed)
@@ -415,8 +342,7 @@ def main() -> int:
     counts_seed = {area: _count(area, body) for area, body in seed.items()}
     counts_huge = {area: _count(area, body) for area, body in bodies.items()}
     print(f"huge server: {', '.join(f'{counts_huge[a]:,} {a}' for a in AREAS)}; "
-          f"{sum(map(len, bodies.values())) / 1e6:.0f} MB of JSON, made in {made:.1f} s; "
-          f"list bodies parsed {PARSE_HOW.get(parse, 'as the client does')}")
+          f"{sum(map(len, bodies.values())) / 1e6:.0f} MB of JSON, made in {made:.1f} s")
     load = os.getloadavg()[0]
     baseline = asyncio.run(_run(seed, counts_seed))
     huge = asyncio.run(_run(bodies, counts_huge))
