@@ -164,10 +164,11 @@ async def _variables(count: int) -> tuple[float, float, float]:
     rows_set: list[float] = []
     set_rows = RowTable.set_rows
 
-    def timed_set_rows(self, rows, keep_key=None) -> None:
-        set_rows(self, rows, keep_key)
+    def timed_set_rows(self, rows, keep_key=None) -> list[object]:
+        replaced = set_rows(self, rows, keep_key)
         if len(rows) >= count:
             rows_set.append(time.perf_counter())
+        return replaced
 
     RowTable.set_rows = timed_set_rows  # type: ignore[method-assign]
     async with app.run_test(size=(120, 36)) as pilot:
