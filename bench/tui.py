@@ -171,50 +171,52 @@ async def _variables(count: int) -> tuple[float, float, float]:
         return replaced
 
     RowTable.set_rows = timed_set_rows  # type: ignore[method-assign]
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        started = time.perf_counter()
-        await pilot.press("3")
-        await _until(lambda: isinstance(app.screen, VariablesScreen)
-                     and app.screen.query_one(RowTable).total_count >= count, "10,000 rows")
-        table = app.screen.query_one(RowTable)
-        await _until(lambda: bool(rows_set) and bool(frames) and frames[-1] >= rows_set[-1], "a frame with the rows")
-        shown = frames[-1] - started
-        await pilot.press("slash")
-        await settle(pilot)
-
-        applied: list[float] = []
-        filter_rows = table.filter
-
-        def timed_filter(query: str) -> None:
-            filter_rows(query)
-            applied.append(time.perf_counter())
-
-        table.filter = timed_filter  # type: ignore[method-assign]
-        latencies = []
-        for char in "bulk_0999" + "\b" * 9 + "value 12":
-            key = {"\b": "backspace", " ": "space", "_": "underscore"}.get(char, char)
-            latencies.append(await _keystroke(app, key, None if char == "\b" else char, applied, frames))
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
-        # Words match anywhere in the row: "value" everywhere, "12" in the name or the value.
-        expected = sum(1 for i in range(count) if "12" in f"bulk_{i:05d} value {i}")
-        if table.filter_text != "value 12" or table.row_count != expected:
-            raise RuntimeError(f"the filter shows {table.row_count} rows for {table.filter_text!r}, not {expected}")
-
-        # For scale: the same narrowing done by re-filling a DataTable.
-        rows = [(f"bulk_{i:05d}", f"value {i}", "") for i in range(count)]
-        dt = DataTable()
-        await app.screen.mount(dt)
-        dt.add_columns("Name", "Default value", "Fed by")
-        dt_latencies = []
-        for query in ("b", "bu", "bul", "bulk"):
             started = time.perf_counter()
-            dt.clear()
-            dt.add_rows([r for r in rows if query in r[0]])
-            drawn = len(frames)
-            await _until(lambda: len(frames) > drawn, "a DataTable frame")
-            dt_latencies.append(frames[-1] - started)
-    RowTable.set_rows = set_rows  # type: ignore[method-assign]
+            await pilot.press("3")
+            await _until(lambda: isinstance(app.screen, VariablesScreen)
+                         and app.screen.query_one(RowTable).total_count >= count, "10,000 rows")
+            table = app.screen.query_one(RowTable)
+            await _until(lambda: bool(rows_set) and bool(frames) and frames[-1] >= rows_set[-1], "a frame with the rows")
+            shown = frames[-1] - started
+            await pilot.press("slash")
+            await settle(pilot)
+
+            applied: list[float] = []
+            filter_rows = table.filter
+
+            def timed_filter(query: str) -> None:
+                filter_rows(query)
+                applied.append(time.perf_counter())
+
+            table.filter = timed_filter  # type: ignore[method-assign]
+            latencies = []
+            for char in "bulk_0999" + "\b" * 9 + "value 12":
+                key = {"\b": "backspace", " ": "space", "_": "underscore"}.get(char, char)
+                latencies.append(await _keystroke(app, key, None if char == "\b" else char, applied, frames))
+                await settle(pilot)
+            # Words match anywhere in the row: "value" everywhere, "12" in the name or the value.
+            expected = sum(1 for i in range(count) if "12" in f"bulk_{i:05d} value {i}")
+            if table.filter_text != "value 12" or table.row_count != expected:
+                raise RuntimeError(f"the filter shows {table.row_count} rows for {table.filter_text!r}, not {expected}")
+
+            # For scale: the same narrowing done by re-filling a DataTable.
+            rows = [(f"bulk_{i:05d}", f"value {i}", "") for i in range(count)]
+            dt = DataTable()
+            await app.screen.mount(dt)
+            dt.add_columns("Name", "Default value", "Fed by")
+            dt_latencies = []
+            for query in ("b", "bu", "bul", "bulk"):
+                started = time.perf_counter()
+                dt.clear()
+                dt.add_rows([r for r in rows if query in r[0]])
+                drawn = len(frames)
+                await _until(lambda: len(frames) > drawn, "a DataTable frame")
+                dt_latencies.append(frames[-1] - started)
+    finally:
+        RowTable.set_rows = set_rows  # type: ignore[method-assign]
     return shown, statistics.median(latencies), statistics.median(dt_latencies)
 
 
