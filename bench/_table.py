@@ -6,7 +6,8 @@ from __future__ import annotations
 def print_table(title: str, rows: list[tuple[str, str, str, bool | None]]) -> bool:
     """rows: (measure, value, goal, met). Returns True when every goal with a verdict is met."""
     print(title)
-    widths = [max(len(r[i]) for r in rows + [("measure", "value", "goal", None)]) for i in range(3)]
+    texts = [(m, v, g) for m, v, g, _ in rows] + [("measure", "value", "goal")]
+    widths = [max(len(t[i]) for t in texts) for i in range(3)]
     header = ("measure", "value", "goal")
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)) + "  ok")
     for measure, value, goal, met in rows:

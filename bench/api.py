@@ -122,7 +122,7 @@ def upload_child(url: str, folder: str, mode: str) -> None:
     async def streamed() -> int:
         async with VapClient(url, KEY) as client:
             rental = await client.rent_number(app)
-        return rental.model_extra["receivedBytes"]
+        return (rental.model_extra or {})["receivedBytes"]
 
     async def read_whole() -> int:
         # The naive way, for scale: every file read into memory, then posted in one body.

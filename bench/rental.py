@@ -131,7 +131,7 @@ async def _upload_child(base_url: str, folder: Path) -> dict:
     app = _console(base_url, SINK_KEY)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause(0.5)
-        wizard = RentalWizard(start_dir=folder)
+        wizard = RentalWizard(app, start_dir=folder)  # the console is the wizard's host
         await app.push_screen(wizard)
         await pilot.pause(0.5)
         application = RentalApplication(
@@ -188,15 +188,15 @@ async def _poll_child(base_url: str, rental_id: str, window: float, poll: bool) 
     app = _console(base_url, "sk_sandbox_verified")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause(2.0)  # the Numbers list loads and draws
+        screen = RentalScreen(rental_id)
         if poll:
-            screen = RentalScreen(rental_id)
             await app.push_screen(screen)
             await _until(pilot, lambda: screen.rental is not None)
             await pilot.pause(1.0)
         cpu0, wall0 = _cpu_seconds(), time.monotonic()
         await asyncio.sleep(window)
         cpu, wall = _cpu_seconds() - cpu0, time.monotonic() - wall0
-        status = screen.rental.status if poll else None
+        status = screen.rental.status if poll and screen.rental is not None else None
         return {"cpu_s": cpu, "wall_s": wall, "status": status, "polling": poll and screen.polling}
 
 

@@ -160,7 +160,7 @@ async def _variables(count: int) -> tuple[float, float, float]:
         if renderable is not None:
             frames.append(time.perf_counter())
 
-    app._display = timed_display
+    app._display = timed_display  # type: ignore[method-assign]  # frames timed where Textual draws them
     rows_set: list[float] = []
     set_rows = RowTable.set_rows
 
@@ -204,7 +204,7 @@ async def _variables(count: int) -> tuple[float, float, float]:
 
             # For scale: the same narrowing done by re-filling a DataTable.
             rows = [(f"bulk_{i:05d}", f"value {i}", "") for i in range(count)]
-            dt = DataTable()
+            dt: DataTable[str] = DataTable()
             await app.screen.mount(dt)
             dt.add_columns("Name", "Default value", "Fed by")
             dt_latencies = []
@@ -243,7 +243,7 @@ async def _bare_input_keystroke() -> float:
         if renderable is not None:
             frames.append(time.perf_counter())
 
-    app._display = timed_display
+    app._display = timed_display  # type: ignore[method-assign]  # frames timed where Textual draws them
     latencies = []
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
