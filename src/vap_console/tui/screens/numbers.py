@@ -206,7 +206,8 @@ class NumbersScreen(ListScreen[Rental]):
         # What the server wrote (a step's detail, why it failed) is capped here like every value
         # of the pane; the rental's own screen (Enter) shows it whole.
         timeline = Drawn(lambda width: timeline_content(rental, now(), width, cap=cap_string), indent=1)
-        return Group(untrusted.safe(head), timeline, super().detail_of(rental))
+        # A blank line between the timeline's last step and "All fields", as between any two parts.
+        return Group(untrusted.safe(head), timeline, Text(""), super().detail_of(rental))
 
     def render_detail(self, r: Rental) -> RenderableType:
         money = lambda n: fmt.money(n, r.currency)  # noqa: E731 - one line, read where it is used
