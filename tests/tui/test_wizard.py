@@ -563,3 +563,17 @@ async def test_upload_streams_with_a_progress_bar(make_host, kyc_dir, monkeypatc
     assert len(seen) > 40  # chunk by chunk, not one lump
     assert [sent for sent, _ in seen] == sorted(sent for sent, _ in seen)
     assert seen[-1][0] == total and bar.percentage == 1.0
+
+
+async def test_a_document_file_name_is_shown_literally_beside_its_field(make_host, tmp_path):
+    # A file's name is its creator's choice: markup and an OSC 52 clipboard write in it.
+    hostile = make_pdf(tmp_path / "[@click=app.quit]deed[b] \x1b]52;c;ZXZpbA==\x07.pdf")
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        await to_documents(pilot, wizard)
+        set_value(wizard, "doc-0-path", str(hostile))
+        status = wizard.query_one("#doc-0-path-error")
+        await until(pilot, lambda: "✔" in str(status.render()))
+        shown = str(status.render())
+        assert "[@click=app.quit]deed[b]" in shown and "\x1b" not in shown and "\x07" not in shown

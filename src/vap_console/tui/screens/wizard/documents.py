@@ -124,7 +124,7 @@ class DocumentEntry(Vertical):
 
     def show_file(self, problems: list[str] | tuple[str, ...]) -> None:
         """Say what is wrong with the file (nothing: the line is cleared)."""
-        status = self.query_one(f"#doc-{self.index}-path-error", Static)
+        status = self.query_one(f"#doc-{self.index}-path-error", Literal)
         if not problems:
             status.update("")
             status.set_classes("doc-file")
@@ -139,7 +139,7 @@ class DocumentEntry(Vertical):
         if check.problems:
             self.show_file(check.problems)
             return False
-        status = self.query_one(f"#doc-{self.index}-path-error", Static)
+        status = self.query_one(f"#doc-{self.index}-path-error", Literal)
         status.update(f"✔ {check.name} · {human_size(check.size)} · {check.kind}")
         status.set_classes("doc-file -ok")
         self.query_one(f"#doc-{self.index}-path", Input).remove_class("-invalid")

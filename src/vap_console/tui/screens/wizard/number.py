@@ -155,7 +155,7 @@ class NumberStep(Step):
             pattern=self.value_of("pattern").strip() or None,
             city=self.value_of("city").strip() or None,
         )
-        self.query_one("#search-status", Static).update("Searching…")
+        self.query_one("#search-status", Literal).update("Searching…")
         self._run_search(self.value_of("country").strip().upper(), self.number_type_value(), filters)
 
     @work(exclusive=True, group="wizard-search", exit_on_error=False)
@@ -165,16 +165,16 @@ class NumberStep(Step):
                 lambda client: client.search_numbers(country, number_type, pattern=filters.pattern,
                                                      city=filters.city))
         except errors.NotSupported:
-            self.query_one("#search-status", Static).update(
+            self.query_one("#search-status", Literal).update(
                 "This server does not offer number search: type the number below.")
             self.query_one("#number", Input).focus()
             return
         except errors.NotConfigured:
-            self.query_one("#search-status", Static).update("")
+            self.query_one("#search-status", Literal).update("")
             self.post_message(RentingUnavailable())
             return
         except errors.ApiError as error:
-            self.query_one("#search-status", Static).update("")
+            self.query_one("#search-status", Literal).update("")
             self.post_message(ApiFailed(error, self.search, origin=self.screen))
             return
         self.post_message(SearchDone(page.items, filters))
@@ -191,7 +191,7 @@ class NumberStep(Step):
                      money(number.setup_nanos, number.currency))
             table.add_row(*(untrusted.text(cell, multiline=False) for cell in cells), key=number.number)
         table.display = bool(message.numbers)
-        status = self.query_one("#search-status", Static)
+        status = self.query_one("#search-status", Literal)
         if message.numbers:
             count = len(message.numbers)
             status.update(f"{count} {'number' if count == 1 else 'numbers'} found — Enter on one picks it.")
@@ -209,6 +209,6 @@ class NumberStep(Step):
         self.selected = chosen
         self.filters = self._search_filters
         self.query_one("#country", Input).value = chosen.country_iso
-        self.query_one("#search-status", Static).update(
+        self.query_one("#search-status", Literal).update(
             f"Picked {chosen.e164} ({chosen.city or chosen.country_iso}) — PgDn goes on to the requirements.")
         number_input.focus()
