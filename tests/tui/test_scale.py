@@ -70,6 +70,19 @@ async def move_to(pilot, key: str) -> None:
     raise AssertionError(f"no row {key}")
 
 
+async def show_row(pilot, key: str) -> None:
+    """Once the list's 30 rows are in: the cursor on row ``key``, its detail drawn."""
+    await settle(pilot)
+    await until(pilot, lambda: table(pilot.app).total_count == 30)
+    await move_to(pilot, key)
+    await settle(pilot)
+
+
+def hidden_counts(text: str) -> list[int]:
+    """The numbers of every "… N more characters" marker in ``text``."""
+    return [int(n.replace(",", "")) for n in re.findall(r"…\s+([\d,]+)\s+more\s+characters", text)]
+
+
 async def test_fifty_thousand_variables_are_counted_browsed_and_filtered(seed) -> None:
     console, _ = await open_on(seed, "variables", variables=50_000)
     app = console.app
@@ -138,15 +151,11 @@ async def test_a_ten_thousand_character_description_shows_capped_with_the_rest_c
     assert len(description) == 10_000 and description == long_text(1, 10_000)
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await until(pilot, lambda: table(app).total_count == 30)
-        await move_to(pilot, tool["id"])
-        await settle(pilot)
+        await show_row(pilot, tool["id"])
         detail = plain(app.screen.query_one("#detail", Static))
-        more = re.findall(r"…\s+([\d,]+)\s+more\s+characters", detail)
+        more = hidden_counts(detail)
         assert more, detail
-        hidden = int(more[0].replace(",", ""))
-        assert 8_000 < hidden < 10_000
+        assert 8_000 < more[0] < 10_000
         assert description[:40] in detail and description[-40:] not in detail
 
 
@@ -160,7 +169,7 @@ async def test_a_voice_engine_with_thirty_long_style_descriptions_shows_the_firs
         await settle(pilot)
         detail = plain(app.screen.query_one("#detail", Static))
         assert "… 22 more style descriptions" in detail
-        assert len(re.findall(r"…\s+[\d,]+\s+more\s+characters", detail)) == 8
+        assert len(hidden_counts(detail)) == 8
         assert len(detail) < 20_000
 
 
@@ -171,10 +180,7 @@ async def test_a_rental_with_two_thousand_events_shows_the_first_and_last_and_co
     assert count > 2_000
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await until(pilot, lambda: table(app).total_count == 30)
-        await move_to(pilot, rental["id"])
-        await settle(pilot)
+        await show_row(pilot, rental["id"])
         detail = " ".join(plain(app.screen.query_one("#detail", Static)).split())
         assert f"Events ({count})" in detail
         assert f"… {count - 40:,} more entries" in detail
@@ -188,10 +194,7 @@ async def test_a_long_detail_scrolls_with_the_keys_and_starts_at_the_top_for_the
     long_agent = json.loads(bodies["agents"])["items"][1]  # 10,000-character name, greeting, instruction
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await until(pilot, lambda: table(app).total_count == 30)
-        await move_to(pilot, long_agent["id"])
-        await settle(pilot)
+        await show_row(pilot, long_agent["id"])
         detail = app.screen.query_one("#detail", Static)
         await pilot.press("tab")
         await until(pilot, lambda: app.focused is detail)
@@ -214,15 +217,12 @@ async def test_a_ten_thousand_character_failure_shows_capped_in_the_pane_timelin
     assert rental["status"] == "failed" and len(reason) == 10_000
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await until(pilot, lambda: table(app).total_count == 30)
-        await move_to(pilot, rental["id"])
-        await settle(pilot)
+        await show_row(pilot, rental["id"])
         detail = plain(app.screen.query_one("#detail", Static))
         timeline = detail[:detail.index("All fields")]  # the number, then the timeline
         assert " ".join(reason[:30].split()) in " ".join(timeline.split())
-        more = re.findall(r"…\s+([\d,]+)\s+more\s+characters", timeline)
-        assert more and 8_000 < int(more[0].replace(",", "")) < 10_000, timeline
+        more = hidden_counts(timeline)
+        assert more and 8_000 < more[0] < 10_000, timeline
         assert " ".join(reason[-40:].split()) not in " ".join(detail.split())
         # Enter opens the rental's own screen: the reason whole.
         await pilot.press("enter")
@@ -282,10 +282,7 @@ async def test_a_long_detail_drawn_part_by_part_ends_as_long_as_drawn_whole_and_
     rental = json.loads(bodies["numbers"])["items"][5]  # 2,000 events, long notes: far taller than the pane
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await until(pilot, lambda: table(app).total_count == 30)
-        await move_to(pilot, rental["id"])
-        await settle(pilot)
+        await show_row(pilot, rental["id"])
         detail = app.screen.query_one("#detail", Static)
         width = detail.scrollable_content_region.width
         options = app.console.options.update(width=width, height=None, highlight=False)
