@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import Account, AgentRecord
+from vap_console.sandbox.voice.call_records import IN_PROGRESS
 from vap_console.sandbox.wire import account_of, read_json, sandbox_of
 
 MEDIA_HOST = "wss://media.sandbox.invalid"
@@ -36,7 +37,10 @@ def find_agent_or_404(account: Account, ref: str) -> AgentRecord:
 
 
 def active_calls(account: Account, now: datetime) -> int:
-    return sum(1 for call in account.webcalls if call["endsAt"] > now)
+    """Slots in use: web calls whose rooms are still open, and live agent-socket sessions."""
+    rooms = sum(1 for call in account.webcalls if call["endsAt"] > now)
+    sockets = sum(1 for call in account.calls.values() if call.kind == "socket" and call.status == IN_PROGRESS)
+    return rooms + sockets
 
 
 async def agent_limits(request: Request) -> Response:
@@ -61,15 +65,8 @@ async def deploy_agent(request: Request) -> Response:
     return JSONResponse(agent.to_wire())
 
 
-async def start_webcall(request: Request) -> Response:
-    account = account_of(request)
-    require_voice_agents(account)
-    key = account.key
-    if key.blocked:
-        raise Problem(402, "access_blocked",
-                      "The account is paused after a failed payment; settle it in the dashboard.")
-    if not key.call_balance:
-        raise Problem(402, "insufficient_balance", "The account's balance cannot cover a call; top it up first.")
+async def deployed_agent_of(request: Request, account: Account) -> AgentRecord:
+    """The deployed agent a call request's body names (``agentId``, or ``agent_id``): 422/404/409."""
     body = await read_json(request)
     if not isinstance(body, dict):
         raise Problem(422, "invalid_request", "Send a JSON object with agentId.",
@@ -82,6 +79,19 @@ async def start_webcall(request: Request) -> Response:
     if not agent.deployed:
         raise Problem(409, "agent_not_deployed",
                       f"{agent.name} is a draft: only a deployed agent takes calls.")
+    return agent
+
+
+async def start_webcall(request: Request) -> Response:
+    account = account_of(request)
+    require_voice_agents(account)
+    key = account.key
+    if key.blocked:
+        raise Problem(402, "access_blocked",
+                      "The account is paused after a failed payment; settle it in the dashboard.")
+    if not key.call_balance:
+        raise Problem(402, "insufficient_balance", "The account's balance cannot cover a call; top it up first.")
+    agent = await deployed_agent_of(request, account)
     now = sandbox_of(request).now()
     active = active_calls(account, now)
     if active >= key.call_slots:
