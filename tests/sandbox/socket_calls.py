@@ -44,12 +44,12 @@ def frame_count(text: str) -> int:
 
 def loud(seconds: float) -> bytes:
     """A square wave far above the voice threshold."""
-    samples = int(speech.SAMPLE_RATE * seconds)
+    samples = round(speech.SAMPLE_RATE * seconds)
     return b"".join((8000 if (i // 20) % 2 else -8000).to_bytes(2, "little", signed=True) for i in range(samples))
 
 
 def quiet(seconds: float, level: int = 100) -> bytes:
-    samples = int(speech.SAMPLE_RATE * seconds)
+    samples = round(speech.SAMPLE_RATE * seconds)
     return b"".join((level if i % 2 else -level).to_bytes(2, "little", signed=True) for i in range(samples))
 
 

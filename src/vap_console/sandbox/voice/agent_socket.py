@@ -262,7 +262,9 @@ class Session:
                 self._end("disconnected")
 
     def _offset(self, at: datetime) -> int:
-        return int((at - self.started).total_seconds() * speech.SAMPLE_RATE) * speech.SAMPLE_WIDTH
+        # In whole microseconds: a float of seconds puts a frame at 0.58 s one sample early.
+        micros = (at - self.started) // timedelta(microseconds=1)
+        return micros * speech.SAMPLE_RATE // 1_000_000 * speech.SAMPLE_WIDTH
 
     # -- the caller's frames ----------------------------------------------------------------
 
