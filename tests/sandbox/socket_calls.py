@@ -7,9 +7,9 @@ import asyncio
 import base64
 import json
 import time
-from datetime import timedelta
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from datetime import timedelta
 from typing import Any
 
 import httpx

@@ -3,6 +3,8 @@ greeting as an agent turn paced on the clock, session.close, max_duration, the s
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from vap_console.sandbox.clock import iso
@@ -72,7 +74,7 @@ async def test_the_agent_greets_first_in_one_whole_turn(live_sandbox, sandbox_cl
     assert events[-1]["timestamp"] == iso(sandbox_clock.now())
     assert events[-2] == {"type": "transcript", "role": "assistant", "text": PRIYA_GREETING}
     growing = [e["text"] for e in events if e["type"] == "transcript.delta"]
-    assert growing[-1] == PRIYA_GREETING and all(b.startswith(a) for a, b in zip(growing, growing[1:]))
+    assert growing[-1] == PRIYA_GREETING and all(b.startswith(a) for a, b in itertools.pairwise(growing))
     assert len(growing) == len(PRIYA_GREETING.split())
     audio = deltas(events)
     assert all(len(frame) == speech.FRAME_BYTES for frame in audio)

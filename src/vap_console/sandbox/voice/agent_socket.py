@@ -157,6 +157,8 @@ class Session:
         self.interrupted = False
         self.said = ""
         self.stalled = False
+        # The instant of the frame the speaker is at; None while it waits for the caller.
+        self.speaker_at: datetime | None = None
         drop = self.faults.socket_drop_after
         self.cutoff = now + timedelta(seconds=min(MAX_DURATION_SECONDS, drop if drop is not None else 1e9))
         stall = self.faults.socket_stall_after
@@ -238,7 +240,7 @@ class Session:
             if reason == "dropped":
                 await self.ws.close(CLOSE_DROPPED, "Injected fault: the socket dropped (--faults).")
             elif reason != "disconnected":
-                await self._send({"type": "session.closed", "reason": reason})
+                await self._send({"type": "session.closed", "reason": reason}, last=True)
                 await self.ws.close(CLOSE_NORMAL)
 
     def _charge(self) -> None:
@@ -248,10 +250,14 @@ class Session:
             LedgerEntry(at, -PRICE_NANOS_PER_MINUTE, f"socket call {self.call_id}: minute {self.minutes}"))
         self.record.credits_charged = self.minutes * PRICE_NANOS_PER_MINUTE / 10**9
 
-    async def _send(self, event: dict[str, Any], *, turn: int | None = None, caller: bool = False) -> None:
+    async def _send(self, event: dict[str, Any], *, turn: int | None = None, caller: bool = False,
+                    last: bool = False) -> None:
         """One frame, whole. ``turn``: dropped once that agent turn is cut off; ``caller``: an
-        answer to the caller's frame, dropped while the stream is stalled."""
+        answer to the caller's frame, dropped while the stream is stalled. Once the call has ended
+        only its ``last`` frame goes."""
         async with self.lock:
+            if self.ended is not None and self.ended.done() and not last:
+                return
             if turn is not None and (turn != self.turn or self.interrupted):
                 return
             if caller and self.stalled:
@@ -350,6 +356,7 @@ class Session:
     async def _speak(self) -> None:
         await self._say(self.brain.greeting())
         while True:
+            self.speaker_at = None
             heard = await self.heard.get()
             reply = self.brain.answer(heard)
             self.record.tools_called.extend(reply.tools)
@@ -359,6 +366,7 @@ class Session:
                 return
 
     async def _say(self, text: str) -> None:
+        self.speaker_at = None
         pcm = await asyncio.to_thread(_speech, text)
         chunks = speech.frames(pcm)
         words = text.split()
@@ -393,11 +401,21 @@ class Session:
         A frame at or after the call's end is never sent: the speaker waits for the timer to end it."""
         if self.stall_from is not None and self.stall_from <= at < self.stall_until:
             at = self.stall_until
+        self.speaker_at = at
         if at >= self.cutoff:
-            assert self.ended is not None
-            await asyncio.shield(self.ended)
+            await asyncio.get_running_loop().create_future()  # never: the call's end cancels this task
         await self.pacer.sleep_until(at, self.speaker_label)
         return at
+
+    async def _speaker_reaches(self, end: datetime) -> None:
+        """Let the speaker send the frames due before ``end`` first. Woken at once by a test's big
+        advance of the clock, the timer would otherwise end the call before frames that came due
+        earlier; in real time the speaker is there already and this returns at once."""
+        give_up = asyncio.get_running_loop().time() + 0.5  # a speaker stuck on a slow client
+        while (  # noqa: ASYNC110 - the speaker is runnable, not awaiting an event: yield to it
+               self.speaker_at is not None and self.speaker_at < end and self.speaker_at <= self.pacer.now()
+               and asyncio.get_running_loop().time() < give_up):
+            await asyncio.sleep(0)
 
     # -- the clock: the minutes charged, faults and max_duration ------------------------------
 
@@ -410,6 +428,7 @@ class Session:
         for at, _, what in sorted(m for m in marks if m[0] <= self.cutoff):
             await self.pacer.sleep_until(at, self.timer_label)
             if what == "end":
+                await self._speaker_reaches(at)
                 drop = self.faults.socket_drop_after
                 self._end("dropped" if drop is not None and drop < MAX_DURATION_SECONDS else "max_duration")
                 return
