@@ -4,10 +4,12 @@ greeting as an agent turn paced on the clock, session.close, max_duration, the s
 from __future__ import annotations
 
 import itertools
+import time
 
 import pytest
 
-from vap_console.sandbox.clock import iso
+from vap_console.sandbox.clock import SystemClock, iso
+from vap_console.sandbox.server import start_in_thread
 from vap_console.sandbox.voice import speech
 from vap_console.sandbox.voice.call_records import COMPLETED, IN_PROGRESS
 
@@ -172,3 +174,18 @@ async def test_a_client_that_just_goes_away_ends_the_call(live_sandbox) -> None:
     assert record.end_reason == "participant_disconnected"
     assert (await limits(live_sandbox))["active_requests"] == 0
 
+
+
+async def test_audio_follows_the_sandbox_speed_on_the_real_clock() -> None:
+    # --speed 20: the 3.6 s greeting plays in 0.18 s of real time, never faster.
+    with start_in_thread(clock=SystemClock(speed=20)) as sandbox:
+        async with dialled(sandbox, (await register(sandbox))["access_token"]) as call:
+            arrivals = []
+            while not arrivals or call.events[-1]["type"] != "agent_stop_talking":
+                event = await call.next()
+                if event["type"] == "output_audio.delta":
+                    arrivals.append(time.monotonic())
+    span = arrivals[-1] - arrivals[0]
+    paced = (len(arrivals) - 1) * 0.02 / 20
+    assert len(arrivals) == frame_count(PRIYA_GREETING)
+    assert paced <= span < 20 * paced  # paced at 20x: not all at once, and far quicker than at 1x

@@ -372,7 +372,7 @@ class Session:
         words = text.split()
         self.turn += 1
         turn = self.turn
-        t0 = self.pacer.now()
+        t0 = await self._wait(self.pacer.now())  # a turn due in a stall starts after it
         self.talking, self.interrupted, self.said = True, False, ""
         await self._send({"type": "agent_start_talking", "timestamp": iso(t0)})
         said = 0
