@@ -130,3 +130,34 @@ async def test_the_record_holds_both_sides_mixed_in_time(live_sandbox, sandbox_c
     start = len(agent)  # the caller spoke after the greeting, on the same timeline
     assert audio[start:start + len(caller)] == caller
     assert len(audio) == start + len(caller) and len(audio) % speech.SAMPLE_WIDTH == 0
+
+
+async def test_caller_audio_over_the_agent_is_summed_into_the_record(live_sandbox) -> None:
+    registered = await register(live_sandbox)
+    async with dialled(live_sandbox, registered["access_token"]) as call:
+        await call.next()
+        await call.until("agent_start_talking")
+        caller = quiet(0.5, level=300)  # under the voice threshold: heard, not an interruption
+        await call.append(caller)
+        await call.played(PRIYA_GREETING)
+        greeting = b"".join(deltas(call.events))
+        await call.send(type="session.close")
+        await call.to_close()
+    audio = bytes(account_of(live_sandbox).calls[registered["call_id"]].audio)
+    expected = [max(-32768, min(32767, a + b)) for a, b in zip(_samples(greeting), _samples(caller))]
+    assert _samples(audio[:len(caller)]) == expected
+    assert audio[len(caller):len(greeting)] == greeting[len(caller):]
+
+
+@pytest.mark.parametrize("level", [100, 12_000, 32_767, -32_768])
+def test_mixing_two_sides_clips_to_16_bits(level: int) -> None:
+    from vap_console.sandbox.voice.agent_socket import mix
+
+    agent = b"".join(v.to_bytes(2, "little", signed=True) for v in (30_000, -30_000, 5, -5) * 50)
+    caller = b"".join(v.to_bytes(2, "little", signed=True) for v in (level, level, -level // 2, 0) * 50)
+    expected = [max(-32768, min(32767, a + b)) for a, b in zip(_samples(agent), _samples(caller))]
+    assert _samples(mix(agent, caller)) == expected
+
+
+def _samples(pcm: bytes) -> list[int]:
+    return [int.from_bytes(pcm[i:i + 2], "little", signed=True) for i in range(0, len(pcm), 2)]
