@@ -4,14 +4,17 @@ start, every slot in use). A refused start is one error frame, then close 4000."
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from vap_console.sandbox.faults import Faults, FaultSpecError
+from vap_console.sandbox.voice.agent_brain import SandboxAgent
 from vap_console.sandbox.voice.call_records import FAILED
 
 from .socket_calls import (
     PRIYA_GREETING,
     account_of,
+    agent_ref,
     deltas,
     dialled,
     frame_count,
@@ -120,3 +123,32 @@ async def test_a_stall_with_an_end_delays_the_rest_of_the_turn(sandbox_clock) ->
 def test_a_bad_socket_fault_spec_says_which_setting_and_why(spec: str, message: str) -> None:
     with pytest.raises(FaultSpecError, match=message):
         Faults.parse(spec)
+
+
+async def test_web_calls_and_sockets_share_the_slots(live_sandbox) -> None:
+    async with httpx.AsyncClient(base_url=live_sandbox.base_url,
+                                 headers={"Authorization": "Bearer sk_sandbox_agent"}) as c:
+        for _ in range(4):
+            assert (await c.post("/v1/webcall", json={"agentId": agent_ref(live_sandbox, "Priya")})).status_code == 200
+    events, close_code = await _refused(live_sandbox, await register(live_sandbox))
+    assert [(e["type"], e["code"]) for e in events] == [("error", "concurrency_limit_exceeded")]
+    assert close_code == 4000
+
+
+async def test_a_failure_inside_the_sandbox_closes_the_session_with_reason_error(live_sandbox, monkeypatch) -> None:
+    def broken(self, heard: str):
+        raise RuntimeError("the sandbox agent failed")
+
+    monkeypatch.setattr(SandboxAgent, "answer", broken)
+    registered = await register(live_sandbox)
+    async with dialled(live_sandbox, registered["access_token"]) as call:
+        await call.next()
+        await call.greeted()
+        await call.send(type="input_text.send", text="hello")
+        events = await call.to_close()
+    assert events == [{"type": "transcript", "role": "user", "text": "hello"},
+                      {"type": "session.closed", "reason": "error"}]
+    assert call.close_code == 1000
+    record = account_of(live_sandbox).calls[registered["call_id"]]
+    assert record.status == FAILED and record.end_reason == "error"
+    assert (await limits(live_sandbox))["active_requests"] == 0
