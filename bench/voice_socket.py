@@ -44,9 +44,9 @@ TYPED = ("please tell me about the opening times on weekends and whether i can b
          "for a checkup next week")
 
 
-def _start_sandbox() -> tuple[subprocess.Popen[bytes], str]:
+def _start_sandbox(speed: float = 1.0) -> tuple[subprocess.Popen[bytes], str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-m", "vap_console.sandbox.child", "1.0"], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "vap_console.sandbox.child", repr(speed)], cwd=ROOT, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     url = proc.stdout.readline().decode().strip()

@@ -234,7 +234,6 @@ class Session:
         # The slot is taken and the first minute charged in the same step as the check above.
         self.record.status, self.record.started_at = IN_PROGRESS, self.started
         self._charge()
-        self.sockets.sessions[self.call_id] = self
         self.ended = asyncio.get_running_loop().create_future()
         session_id = "sess_" + self.call_id.replace("-", "")[:24]
         await self._send({"type": "session.created", "session_id": session_id, "call_id": self.call_id,
@@ -248,7 +247,6 @@ class Session:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            self.sockets.sessions.pop(self.call_id, None)
         await self._finish(reason)
 
     def _crashed(self, task: asyncio.Task[None]) -> None:

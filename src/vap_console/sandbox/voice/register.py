@@ -41,7 +41,7 @@ class Grant:
 
 
 class AgentSockets:
-    """The agent socket's side of one sandbox instance: minted tokens, the pacer, live sessions."""
+    """The agent socket's side of one sandbox instance: its minted tokens and its pacer."""
 
     def __init__(self, state: SandboxState, faults: Faults) -> None:
         self.state = state
@@ -49,8 +49,6 @@ class AgentSockets:
         self.pacer = Pacer(state.clock)
         self.grants: dict[str, Grant] = {}
         self.minted = 0
-        # Live sessions by call id (agent_socket.Session), for tests and the bench to look at.
-        self.sessions: dict[str, object] = {}
 
     def mint(self, key: str, agent_id: str, call_id: str) -> Grant:
         now = self.state.now()
