@@ -16,6 +16,7 @@ import binascii
 import contextlib
 import functools
 import json
+import logging
 import operator
 import sys
 from array import array
@@ -32,6 +33,7 @@ from vap_console.sandbox.voice.agent_brain import SandboxAgent
 from vap_console.sandbox.voice.call_records import CALLING, COMPLETED, FAILED, IN_PROGRESS, CallRecord
 from vap_console.sandbox.voice.register import AgentSockets, Grant, sockets_of
 
+_log = logging.getLogger("uvicorn.error")
 MAX_DURATION_SECONDS = 120
 # Sandbox price of a socket call: ₹3 for every started minute, charged when the minute starts.
 PRICE_NANOS_PER_MINUTE = 3 * 10**9
@@ -250,7 +252,9 @@ class Session:
         await self._finish(reason)
 
     def _crashed(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
+        if not task.cancelled() and (error := task.exception()) is not None:
+            # A sandbox bug: said in `vap sandbox serve`'s log (embedded, its loggers go nowhere).
+            _log.error("agent socket call %s failed", self.call_id, exc_info=error)
             self._end("error")
 
     def _end(self, reason: str) -> None:
