@@ -8,8 +8,8 @@ import re
 import httpx
 import pytest
 
-from vap_console.sandbox.calls import CALL_HOLD_SECONDS
 from vap_console.masking import visible_tail
+from vap_console.sandbox.calls import CALL_HOLD_SECONDS
 from vap_console.sandbox.keys import KEYS, SANDBOX_KEYS, by_name, padded_after_key
 
 from .conftest import auth, error_of

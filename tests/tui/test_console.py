@@ -622,3 +622,23 @@ async def test_an_unknown_theme_in_config_is_reported_and_the_default_kept(tmp_p
         await settle(pilot)
         assert console.app.theme == "textual-dark"
         assert any("no-such-theme" in n.message for n in console.app._notifications)
+
+
+@pytest.mark.parametrize("area", ["tools", "agents"])
+async def test_after_a_delete_the_cursor_rests_on_the_row_that_followed(area: str) -> None:
+    # It went to the top: someone deleting several rows in turn lost their place each time.
+    console = build_console(start_screen=area)
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows = table(console.app)
+        deletable = [k for k in rows.keys
+                     if k not in {t.id for t in console.account.tools.values() if t.is_default}]
+        doomed, following = deletable[1], rows.keys[rows.keys.index(deletable[1]) + 1]
+        rows.move_to_key(doomed)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(console.app.screen, Confirm)
+        await pilot.press("y")
+        await settle(pilot)
+        assert doomed not in table(console.app).keys
+        assert table(console.app).cursor_key == following
