@@ -98,3 +98,31 @@ async def test_the_examples_the_number_step_shows_are_numbers_the_sandbox_stocks
         assert found and all(digits in n for n in found)
         set_value(wizard, "number", example)
         await next_step(pilot, wizard, "requirements")
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+async def test_the_fix_banner_follows_the_marked_fields_and_goes_when_none_is_left(make_host, size):
+    # "Fix before going on: …" went on naming a field already put right.
+    from tests.tui.wizard_host import fill_end_user
+
+    app = make_host()
+    async with app.run_test(size=size) as pilot:
+        wizard = wizard_of(app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await next_step(pilot, wizard, "enduser")
+        await fill_end_user(pilot, wizard)
+        set_value(wizard, "eu-email", "not an email")
+        set_value(wizard, "eu-name", "")
+        await quiet(pilot)
+        await pilot.press("pagedown")
+        await quiet(pilot)
+        assert wizard.step == "enduser"
+        assert wizard.banner.message.startswith("Fix before going on: ")
+        assert "(and 1 more marked below)" in wizard.banner.message
+        set_value(wizard, "eu-email", "ops@acme.example")
+        await until(pilot, lambda: "more marked" not in wizard.banner.message)
+        assert wizard.banner.message.startswith("Fix before going on: ")
+        set_value(wizard, "eu-name", "Acme Telecom Pvt Ltd")
+        await until(pilot, lambda: wizard.banner.message == "")
+        assert wizard.step == "enduser"
