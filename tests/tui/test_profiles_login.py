@@ -294,7 +294,7 @@ async def test_a_key_that_does_not_fit_the_host_is_warned_about_as_typed() -> No
     app = Host(login_screen(MemoryKeyring(), profile="work"))
     async with app.run_test(size=(100, 40)) as pilot:
         screen = app.login
-        await pilot.press(*"rk_test_agent0000000000000000000")
+        await pilot.press(*"rk_test_0000000000000000000agent")
         await quiet(pilot)
         warning = text(screen, "#key-warning")
         assert "sandbox test key" in warning and "silk-api.rumik.ai" in warning and "0000" not in warning

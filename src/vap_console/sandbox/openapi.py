@@ -301,7 +301,7 @@ def build_document() -> dict[str, Any]:
             "securitySchemes": {"bearer": {
                 "type": "http", "scheme": "bearer",
                 "description": "Authorization: Bearer <API_KEY>; the sandbox's keys are printed by "
-                               "vap sandbox serve (rk_test_agent0000000000000000000: everything works).",
+                               "vap sandbox serve (rk_test_0000000000000000000agent: everything works).",
             }},
         },
     }

@@ -39,7 +39,7 @@ from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.answers_once import Palette
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import Confirm, confirm_then
+from vap_console.tui.screens.dialog import AreaMenu, Confirm, confirm_then
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
@@ -290,6 +290,17 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
                 await self.pop_screen()
         if self.current_mode != mode:
             await self.switch_mode(mode)
+
+    def action_area_menu(self) -> None:
+        """The areas as a menu, for the mouse: a click on the top line opens it."""
+
+        async def go(action: str | None) -> None:
+            if action:
+                await self.run_action(action)
+
+        if not isinstance(self.screen, AreaMenu):
+            current = next((label for mode, label, _key in AREAS if mode == self.current_mode), "")
+            self.push_screen(AreaMenu(current), go)
 
     @property
     def profiles_available(self) -> bool:
