@@ -330,11 +330,14 @@ async def test_web_call_masks_the_token_and_copies_it_whole() -> None:
         assert copied == [token, console.account.webcalls[-1]["roomName"]]
 
 
-async def test_web_call_on_undeployed_agent_shows_banner_with_retry() -> None:
+async def test_web_call_refused_as_not_deployed_shows_banner_with_retry() -> None:
     console = build_console(start_screen="agents")
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        table(console.app).move_to_key(next(a.id for a in console.account.agents.values() if not a.deployed))
+        # Made a draft after the list loaded: the list still says deployed, so w asks and sends.
+        agent = next(a for a in console.account.agents.values() if a.deployed)
+        agent.deployed = False
+        table(console.app).move_to_key(agent.id)
         await web_call(pilot)
         assert isinstance(console.app.screen, AgentsScreen)
         banner = console.app.screen.query_one(Banner)
