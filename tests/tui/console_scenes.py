@@ -370,7 +370,7 @@ SCENES.update({
     "create_agent_dialog": Scene("templates", _create_agent),
     "webcall_confirm": Scene("agents", keys("w")),
     "webcall_dialog": Scene("agents", keys("w", "y")),
-    "agent_draft_refused": Scene("agents", keys("down", "down", "w", "y")),
+    "agent_draft_refused": Scene("agents", keys("down", "down", "w")),
     "delete_agent_confirm": Scene("agents", keys("d")),
     "keys_help": Scene("tools", keys("question_mark")),
     "rental": Scene("numbers", keys("down", "down", "down", "enter")),  # the active rental
