@@ -513,7 +513,7 @@ def test_no_snapshot_shows_the_api_key_or_a_whole_web_call_token() -> None:
     for shot in shots:
         svg = shot.read_text(encoding="utf-8")
         assert DEFAULT_KEY not in svg and "sk_sandbox" not in svg, shot.name
-    webcall = next(s for s in shots if "webcall" in s.name).read_text(encoding="utf-8")
+    webcall = next(s for s in shots if "webcall_dialog" in s.name).read_text(encoding="utf-8")
     assert "••••" in webcall
 
 

@@ -12,7 +12,7 @@ import httpx
 from rich.console import Console as RichConsole
 from textual.widgets import Button, Input, Static
 
-from tests.tui.console_scenes import build_console, click, settle, until, web_call
+from tests.tui.console_scenes import LoseFirstCallAnswer, build_console, click, settle, until, web_call
 from vap_console.sandbox.keys import by_name
 from vap_console.tui.screens.agent_dialog import CreateAgentScreen
 from vap_console.tui.screens.agents import AgentsScreen
@@ -347,24 +347,6 @@ async def test_a_call_being_started_is_never_cut_off_by_another_w() -> None:
         made[0].release.set()
         await until(pilot, lambda: isinstance(app.screen, WebCallScreen))
         assert len(console.account.webcalls) == 1
-
-
-class LoseFirstCallAnswer(httpx.AsyncBaseTransport):
-    """The first POST /v1/webcall reaches the server, which starts the call, and its answer is
-    lost on the way back (the connection resets); every Idempotency-Key sent is kept."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-        self.keys: list[str | None] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.method == "POST" and request.url.path == "/v1/webcall":
-            self.keys.append(request.headers.get("Idempotency-Key"))
-            if len(self.keys) == 1:
-                response = await self.inner.handle_async_request(request)
-                await response.aread()
-                raise httpx.ReadError("connection reset by peer")
-        return await self.inner.handle_async_request(request)
 
 
 async def test_retry_after_a_lost_answer_shows_the_first_call_and_takes_no_second_slot() -> None:

@@ -282,7 +282,7 @@ class AgentsScreen(ListScreen[Agent]):
         if super().api_failed(worker, error):
             return True
         if worker.group == "webcall" and isinstance(error, errors.ApiError) and error.maybe_applied:
-            self.banner().show(f"{describe_error(error)} {IN_DOUBT_NOTE} Retry asks before sending anything.",
+            self.banner().show(f"{describe_error(error)} {IN_DOUBT_NOTE} Retry asks first.",
                                self.retries.get("webcall"))
             self.read_limits()  # the count says whether a slot was taken
             return True

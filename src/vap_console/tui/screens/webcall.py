@@ -26,8 +26,7 @@ COST_NOTE = (
     "account's concurrent-call slots until the participant leaves the room."
 )
 TOKEN_NOTE = "The token is short-lived and good for this one room only."
-IN_DOUBT_NOTE = ("If it did, a web call is running and billing now, holding one of the account's "
-                 "call slots.")
+IN_DOUBT_NOTE = "If so, the call is running and billing now, in one of the slots counted below."
 AGAIN_NOTE = (
     "This asks again under the first try's Idempotency-Key: a server that honours it answers with "
     "the first call's credentials and starts nothing new; a server that does not starts a second "
