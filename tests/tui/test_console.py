@@ -331,11 +331,14 @@ async def test_web_call_masks_the_token_and_copies_it_whole() -> None:
         assert copied == [token, console.account.webcalls[-1]["roomName"]]
 
 
-async def test_web_call_on_undeployed_agent_shows_banner_with_retry() -> None:
+async def test_web_call_refused_as_not_deployed_shows_banner_with_retry() -> None:
     console = build_console(start_screen="agents")
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        table(console.app).move_to_key(next(a.id for a in console.account.agents.values() if not a.deployed))
+        # Made a draft after the list loaded: the list still says deployed, so w asks and sends.
+        agent = next(a for a in console.account.agents.values() if a.deployed)
+        agent.deployed = False
+        table(console.app).move_to_key(agent.id)
         await web_call(pilot)
         assert isinstance(console.app.screen, AgentsScreen)
         banner = console.app.screen.query_one(Banner)
@@ -511,7 +514,7 @@ def test_no_snapshot_shows_the_api_key_or_a_whole_web_call_token() -> None:
     for shot in shots:
         svg = shot.read_text(encoding="utf-8")
         assert DEFAULT_KEY not in svg and "sk_sandbox" not in svg, shot.name
-    webcall = next(s for s in shots if "webcall" in s.name).read_text(encoding="utf-8")
+    webcall = next(s for s in shots if "webcall_dialog" in s.name).read_text(encoding="utf-8")
     assert "••••" in webcall
 
 
