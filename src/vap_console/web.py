@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import errno
 import hmac
-import ipaddress
 import secrets
 import shlex
 import signal
@@ -27,6 +26,7 @@ import socket
 import sys
 from typing import Any
 
+from vap_console.cleartext import is_this_machine
 from vap_console.literal import clean
 
 EXIT_OK = 0
@@ -43,15 +43,6 @@ def _say(message: str) -> None:
     print(f"vap web: {clean(message)}", file=sys.stderr, flush=True)
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def console_command(sandbox: bool, profile: str | None) -> str:
     """The shell command textual-serve runs for each tab. `exec` makes the console the process
     textual-serve holds (not a shell around it), so stopping it stops the console itself."""
@@ -65,7 +56,7 @@ def console_command(sandbox: bool, profile: str | None) -> str:
 
 def web_main(*, sandbox: bool, profile: str | None, host: str, port: int, allow_remote: bool,
              max_consoles: int) -> int:
-    if not is_loopback(host) and not allow_remote:
+    if not is_this_machine(host) and not allow_remote:
         _say(f"--host {host} is not a loopback address: add --allow-remote to serve other machines "
              "(the console then travels as plain HTTP)")
         return EXIT_USAGE
