@@ -53,16 +53,16 @@ def test_each_start_makes_a_fresh_secret() -> None:
 
 def test_past_the_cap_a_tab_is_told_and_nothing_starts_then_ctrl_c_ends_every_console() -> None:
     server = WebServer("--sandbox", "--max-consoles", "1")
-    ws_url = server.url.replace("http://", "ws://") + "ws?width=80&height=24"
+    ws_url, page = server.ws_url(), {"Origin": server.origin}
 
     async def scenario() -> str:
         async with aiohttp.ClientSession() as session:
-            first = await session.ws_connect(ws_url)
+            first = await session.ws_connect(ws_url, headers=page)
             deadline = time.monotonic() + 60
             while len(server.children()) != 1:  # the first tab's console
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.05)
-            second = await session.ws_connect(ws_url)
+            second = await session.ws_connect(ws_url, headers=page)
             said = b""
             async for message in second:
                 if message.type == aiohttp.WSMsgType.BINARY:
