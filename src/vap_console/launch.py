@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
+# Set by `vap web` for each console it serves: the console then acts on its one profile only (no
+# adding, switching or removing profiles, no key typed into a browser).
+IN_BROWSER = "VAP_IN_BROWSER"
 
 
 def _say(message: str) -> None:

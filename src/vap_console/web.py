@@ -27,6 +27,7 @@ import sys
 from typing import Any
 
 from vap_console.cleartext import is_this_machine
+from vap_console.launch import IN_BROWSER
 from vap_console.literal import clean
 from vap_console.web_page import COMMON_HEADERS, page
 
@@ -43,6 +44,7 @@ STOP_GRACE = 5.0
 # small font.
 MAX_COLUMNS = 500
 MAX_ROWS = 200
+SERVED_DRIVER = "vap_console.tui.served_driver:ServedDriver"
 
 
 def _say(message: str) -> None:
@@ -160,6 +162,14 @@ def _console_server_class() -> type:
     from textual_serve.server import Server
 
     class TrackedConsole(AppService):
+        def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+            environment = super()._build_environment(width, height)
+            # Ends when this server does, even a killed one (tui/served_driver.py).
+            environment["TEXTUAL_DRIVER"] = SERVED_DRIVER
+            # Tells the console it is in a browser: it acts on its one profile only.
+            environment[IN_BROWSER] = "1"
+            return environment
+
         async def end(self) -> None:
             """Ask the console to quit; kill it if it has not within STOP_GRACE."""
             # a console that cannot stop cleanly, for whatever reason, is killed below
