@@ -62,7 +62,7 @@ class WebServer:
                                      env={**os.environ, **(env or {})})
         assert self.proc.stdout is not None
         self.url = self.proc.stdout.readline().strip()  # the one URL, or "" when it failed
-        if not self.url.startswith("http://"):
+        if not self.url.startswith(("http://", "https://")):
             self.stop()
             raise RuntimeError(f"vap web did not start: {self.stderr_text()}")
 

@@ -12,6 +12,7 @@ import aiohttp
 import pytest
 
 from tests.browser import WebServer
+from tests.net import free_port
 
 
 @pytest.fixture(scope="module")
@@ -31,13 +32,7 @@ async def status(url: str, headers: dict[str, str]) -> int:
 
 
 async def websocket_status(server: WebServer, headers: dict[str, str]) -> int:
-    async with aiohttp.ClientSession() as session:
-        try:
-            ws = await session.ws_connect(server.ws_url(), headers=headers)
-        except aiohttp.WSServerHandshakeError as refused:
-            return refused.status
-        await ws.close()
-        return 101
+    return await ws_status(server.ws_url(), headers)
 
 
 def test_the_page_answers_to_each_loopback_name_of_its_port(server: WebServer) -> None:
@@ -67,3 +62,38 @@ def test_a_websocket_from_another_origin_or_none_gets_403_and_starts_nothing(ser
 
 def test_the_page_s_own_origin_opens_a_console(server: WebServer) -> None:
     assert asyncio.run(websocket_status(server, {"Origin": server.origin})) == 101
+
+
+def test_behind_a_tls_proxy_its_https_origin_is_the_page_s_own() -> None:
+    port = free_port()
+    proxied = WebServer("--sandbox", "--port", str(port), "--origin", "https://Console.example")
+    try:
+        assert proxied.url.startswith("https://console.example/")
+        direct = f"http://127.0.0.1:{port}" + proxied.url.removeprefix("https://console.example")
+        through = {"Host": "console.example"}
+        assert asyncio.run(status(direct, through)) == 200
+        html = asyncio.run(text(direct, through))
+        assert 'data-session-websocket-url="wss://console.example/' in html
+        ws_url = direct.replace("http://", "ws://") + "ws"
+        assert asyncio.run(ws_status(ws_url, {**through, "Origin": "https://console.example"})) == 101
+        for origin in ("http://console.example", "https://console.example:8443", "https://evil.example"):
+            assert asyncio.run(ws_status(ws_url, {**through, "Origin": origin})) == 403, origin
+        # the loopback address it listens on still works directly
+        assert asyncio.run(status(direct, {})) == 200
+    finally:
+        assert proxied.stop() == 0
+
+
+async def text(url: str, headers: dict[str, str]) -> str:
+    async with aiohttp.ClientSession() as session, session.get(url, headers=headers) as answer:
+        return await answer.text()
+
+
+async def ws_status(url: str, headers: dict[str, str]) -> int:
+    async with aiohttp.ClientSession() as session:
+        try:
+            ws = await session.ws_connect(url, headers=headers)
+        except aiohttp.WSServerHandshakeError as refused:
+            return refused.status
+        await ws.close()
+        return 101

@@ -25,6 +25,7 @@ import signal
 import socket
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from vap_console.cleartext import is_this_machine
 from vap_console.launch import IN_BROWSER
@@ -63,7 +64,7 @@ def console_command(sandbox: bool, profile: str | None) -> str:
 
 
 def web_main(*, sandbox: bool, profile: str | None, host: str, port: int, allow_remote: bool,
-             max_consoles: int) -> int:
+             max_consoles: int, origin: str | None = None) -> int:
     if not is_this_machine(host) and not allow_remote:
         _say(f"--host {host} is not a loopback address: add --allow-remote to serve other machines "
              "(the console then travels as plain HTTP)")
@@ -71,13 +72,21 @@ def web_main(*, sandbox: bool, profile: str | None, host: str, port: int, allow_
     if max_consoles < 1:
         _say("--max-consoles must be 1 or more")
         return EXIT_USAGE
+    proxied = None
+    if origin is not None:
+        proxied = proxy_origin(origin)
+        if proxied is None:
+            _say(f"--origin {origin!r}: give the https:// address browsers use, scheme and host (and "
+                 "port) only, for example https://console.example")
+            return EXIT_USAGE
     if not sandbox:
         problem = _key_problem(profile)
         if problem:
             _say(problem)
             return EXIT_FAILURE
     try:
-        return asyncio.run(_serve(console_command(sandbox, profile), host, port, max_consoles))
+        return asyncio.run(_serve(console_command(sandbox, profile), host, port, max_consoles, allow_remote,
+                                  proxied))
     except KeyboardInterrupt:
         return EXIT_OK
 
@@ -98,7 +107,8 @@ def _key_problem(profile: str | None) -> str | None:
     return None
 
 
-async def _serve(command: str, host: str, port: int, max_consoles: int) -> int:
+async def _serve(command: str, host: str, port: int, max_consoles: int, allow_remote: bool = False,
+                 proxied: str | None = None) -> int:
     from aiohttp import web
 
     server = ConsoleServer(command, host=host, port=port, max_consoles=max_consoles)
@@ -115,9 +125,15 @@ async def _serve(command: str, host: str, port: int, max_consoles: int) -> int:
             _say(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         return EXIT_FAILURE
     bound = runner.addresses[0][1] if runner.addresses else port  # the port the OS gave for --port 0
-    server.hosts = served_hosts(host, bound)
-    print(server.url(host, bound), flush=True)
+    server.origins = {f"http://{name}": name for name in served_hosts(host, bound)}
+    if proxied:
+        server.origins[proxied] = proxied.split("://", 1)[1]
+    print(server.url(host, bound, proxied), flush=True)
     _say(f"serving the console to a browser ({max_consoles} at most at once); Ctrl+C stops it")
+    if allow_remote:
+        _say("--allow-remote: this is plain HTTP. The link (its secret too) and everything on the console "
+             "travel in clear text: serve only on a network you trust, or on loopback behind a TLS proxy "
+             "(--origin https://NAME)")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -134,6 +150,20 @@ async def _serve(command: str, host: str, port: int, max_consoles: int) -> int:
 def _host_port(host: str, port: int) -> set[str]:
     shown = f"[{host}]" if ":" in host else host
     return {f"{shown}:{port}".lower()} | ({shown.lower()} if port == 80 else set())
+
+
+def proxy_origin(url: str) -> str | None:
+    """``https://host[:port]`` lowercased, as a browser sends it in Origin; None for anything else."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme != "https" or not parts.hostname or parts.username or parts.password \
+            or parts.path not in ("", "/") or parts.query or parts.fragment:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"https://{host}" + (f":{port}" if port not in (None, 443) else "")
 
 
 def served_hosts(host: str, port: int) -> frozenset[str]:
@@ -187,10 +217,14 @@ def _console_server_class() -> type:
             self.max_consoles = max_consoles
             self.consoles: set[TrackedConsole] = set()
             self.sockets: set[web.WebSocketResponse] = set()
-            # Set once the socket is bound (the port may be the OS's choice): until then, none.
-            self.hosts: frozenset[str] = frozenset()
+            # Page origin -> the Host its requests carry: the addresses served (http://) and a
+            # TLS proxy's (--origin). Set once the socket is bound (the port may be the OS's
+            # choice): until then, none.
+            self.origins: dict[str, str] = {}
 
-        def url(self, host: str, port: int) -> str:
+        def url(self, host: str, port: int, proxied: str | None = None) -> str:
+            if proxied:
+                return f"{proxied}/{self.secret}/"
             if host in ("0.0.0.0", "::", ""):
                 host = socket.gethostname()
             shown = f"[{host}]" if ":" in host else host
@@ -211,7 +245,7 @@ def _console_server_class() -> type:
         async def _require_host(self, request: web.Request, handler: Any) -> web.StreamResponse:
             # A page on another name that resolves here (DNS rebinding) sends that name: refused
             # before anything else, whatever the path.
-            if request.headers.get("Host", "").lower() not in self.hosts:
+            if request.headers.get("Host", "").lower() not in self.origins.values():
                 raise web.HTTPForbidden(text="403: this server answers only to the address `vap web` printed\n")
             return await handler(request)
 
@@ -229,7 +263,9 @@ def _console_server_class() -> type:
             # header was checked against the served addresses already.
             router = request.app.router
             static = str(router["static"].url_for(filename="/")).rstrip("/") + "/"
-            websocket = f"ws://{request.host}{router['websocket'].url_for()}"
+            host = request.headers.get("Host", "").lower()
+            tls = any(origin.startswith("https://") and served == host for origin, served in self.origins.items())
+            websocket = f"{'wss' if tls else 'ws'}://{request.host}{router['websocket'].url_for()}"
             html, policy = page(title=self.title, static_url=static, websocket_url=websocket)
             return web.Response(text=html, content_type="text/html",
                                 headers={"Content-Security-Policy": policy, "Cache-Control": "no-store"})
@@ -263,7 +299,7 @@ def _console_server_class() -> type:
             # Only the page itself may open a console: a page on any other site (cross-site
             # websocket) sends its own Origin, and one with none is not a browser's page at all.
             origin = request.headers.get("Origin", "").lower()
-            if origin != f"http://{request.headers.get('Host', '').lower()}":
+            if self.origins.get(origin) != request.headers.get("Host", "").lower():
                 raise web.HTTPForbidden(text="403: a console opens only from the page `vap web` serves\n")
             websocket = web.WebSocketResponse(heartbeat=15)
             await websocket.prepare(request)
