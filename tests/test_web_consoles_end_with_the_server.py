@@ -47,6 +47,8 @@ def test_sigkill_of_the_server_ends_its_consoles_and_their_sandboxes() -> None:
                 message = await ws.receive(timeout=max(0.1, deadline - time.monotonic()))
                 said += message.data if message.type == aiohttp.WSMsgType.BINARY else b""
             [console] = server.children()
+            # it knows it is served to a browser (it then acts on its one profile only)
+            assert b"\0VAP_IN_BROWSER=1\0" in b"\0" + (Path("/proc") / str(console) / "environ").read_bytes()
             sandboxes = children_of(console)
             assert sandboxes, "the console's sandbox child"
             server.proc.send_signal(signal.SIGKILL)
