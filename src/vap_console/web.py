@@ -10,7 +10,13 @@ Each browser tab that opens the URL gets its own console process (`vap --sandbox
   process starts for it;
 - closing a tab closes its websocket, which stops its console; Ctrl+C stops them all;
 - at most ``max_consoles`` consoles run at once (each is a Python process and, with --sandbox, a
-  sandbox process too); a tab beyond the cap is told so in its terminal and starts nothing.
+  sandbox process too); a tab beyond the cap is told so in its terminal and starts nothing;
+- a request must name an address this server is reached by in its Host header (DNS rebinding),
+  and a websocket must come from the page's own Origin (cross-site websocket); else 403;
+- every terminal size a tab asks for, first or later, is capped (MAX_COLUMNS × MAX_ROWS);
+- the page is web_page.py's: nothing from other hosts, a strict Content-Security-Policy;
+- a console ends with this server, even a killed one (tui/served_driver.py), and knows it is in a
+  browser (IN_BROWSER): it acts on its one profile only.
 """
 
 from __future__ import annotations
