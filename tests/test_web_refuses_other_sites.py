@@ -97,3 +97,19 @@ async def ws_status(url: str, headers: dict[str, str]) -> int:
             return refused.status
         await ws.close()
         return 101
+
+
+def test_the_addresses_served_are_those_of_the_host_it_listens_on() -> None:
+    from socket import gethostname
+
+    from vap_console.web import served_hosts
+
+    loopback = {"127.0.0.1:8000", "localhost:8000", "[::1]:8000"}
+    assert served_hosts("127.0.0.1", 8000) == loopback
+    assert served_hosts("::1", 8000) == loopback
+    assert served_hosts("127.0.0.5", 8000) == loopback | {"127.0.0.5:8000"}
+    # --allow-remote on one address: that address only (and bare on port 80, as browsers send it)
+    assert served_hosts("192.0.2.7", 8000) == {"192.0.2.7:8000"}
+    assert served_hosts("192.0.2.7", 80) == {"192.0.2.7:80", "192.0.2.7"}
+    # every address: the machine's name, which the printed link uses, and loopback
+    assert {f"{gethostname().lower()}:8000"} | loopback <= served_hosts("0.0.0.0", 8000)
