@@ -131,6 +131,9 @@ def test_every_frame_of_the_speech_socket(document: dict[str, Any]) -> None:
     assert messages["ttsSynthesis"]["payload"]["required"] == ["text"]
     assert "model" not in messages["ttsSynthesis"]["payload"]["properties"]  # chosen at mint only
     assert all(m["x-source"].startswith(("[R]", "[T]")) for m in messages.values())
+    channel = document["channels"]["ttsStream"]
+    assert set(channel["parameters"]) == {"request_id"} and "{request_id}" in channel["address"]
+    assert {c["code"] for c in channel["x-close-codes"]} == {1000, 4001, 4029}
 
 
 def test_the_examples_fit_their_payloads(document: dict[str, Any]) -> None:

@@ -144,14 +144,17 @@ async def test_a_live_record_s_own_audio_is_its_recording(
     now = sandbox_clock.now()
     pcm = bytes(range(256)) * 200
     agent = await _deployed_agent(client)
-    account.calls["socket-1"] = CallRecord(
-        id="socket-1", agent_id=agent["id"], kind="socket", status="in_progress", created_at=now, started_at=now,
-        transcript=[{"role": "user", "content": "Hello?"}], audio=bytearray(pcm))
+    account.calls["socket-1"] = record = CallRecord(
+        id="socket-1", agent_id=agent["id"], kind="socket", status="calling", created_at=now)
+    # Still being checked (against the slots among other things): it holds none yet.
+    assert (await client.get("/v1/agent/limits")).json()["active_requests"] == 0
+    record.status, record.started_at = "in_progress", now
+    record.transcript.append({"role": "user", "content": "Hello?"})
+    record.audio += pcm
     live = (await client.get("/v1/calls/socket-1")).json()
     assert live["status"] == "in_progress" and live["recordingUrl"] is None
     assert (await client.get("/v1/agent/limits")).json()["active_requests"] == 1
     sandbox_clock.advance(65)
-    record = account.calls["socket-1"]
     record.status, record.ended_at, record.end_reason = "completed", sandbox_clock.now(), "client_requested"
     done = (await client.get("/v1/calls/socket-1")).json()
     assert done["durationSeconds"] == 65 and done["transcript"] == [{"role": "user", "content": "Hello?"}]

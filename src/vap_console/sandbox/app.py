@@ -85,7 +85,7 @@ def request_id_for(method: str, path: str, times: int) -> str:
     return f"sbx_{digest[:8]}"
 
 
-def routes() -> list[Route]:
+def _routes() -> list[Route]:
     json_limit = JSON_BODY_MAX + 1
     return [
         Route(DOCUMENT_PATH, openapi_document, methods=["GET"]),
@@ -155,7 +155,7 @@ def create_app(
     timer = (lambda: clock.now().timestamp()) if isinstance(clock, VirtualClock) else monotonic_timer
     limiter = RateLimiter(rate_limit, timer)
     app = Starlette(
-        routes=routes(),
+        routes=_routes(),
         middleware=[
             Middleware(RequestIds),
             Middleware(FaultInjector, faults=faults),

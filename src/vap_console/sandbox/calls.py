@@ -44,7 +44,7 @@ def active_calls(account: Account, now: datetime) -> int:
     have not ended."""
     web = sum(1 for call in account.webcalls if call["endsAt"] > now)
     return web + sum(1 for call in account.calls.values()
-                     if isinstance(call, CallRecord) and call.kind != "web" and call.is_active(now))
+                     if isinstance(call, CallRecord) and call.kind != "web" and call.holds_slot(now))
 
 
 async def agent_limits(request: Request) -> Response:

@@ -269,7 +269,10 @@ def _operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                   "links": call_link}}
             | _errors((404, ["agent_not_found"]), NO_AGENTS, post=True)}},
     }
-    paths.update(_voice_operations(voice.examples()))
+    # A description kept beside an operation's own code (register-call, speech) wins over the
+    # fallback here: it is the one that knows the implementation's rules.
+    for path, item in _voice_operations(voice.examples()).items():
+        paths.setdefault(path, item)
     for item in paths.values():
         if "post" in item:
             item["post"]["description"] = ("Takes an optional Idempotency-Key header "
@@ -350,29 +353,32 @@ def _voice_operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "/v1/register-call": {"post": {
             **ext(voice.R_SOCKET), "operationId": "registerCall",
             "summary": "Mint a one-use token for the realtime agent socket (no slot, no bill)",
-            "requestBody": {"required": True, "content": _json("RegisterCallRequest", ex["register_request"])},
+            "requestBody": {"required": True, "content": _json("WebCallRequest", ex["register_request"])},
             "responses": _ok(201, "The token", "RegisterCallAnswer", ex["register"])
-            | _errors(*json_errors, *call_errors, post=True)}},
+            | _errors(*json_errors, (402, ["access_blocked"]), (404, ["agent_not_found"]),
+                      (409, ["agent_not_deployed"]), NO_AGENTS, post=True)}},
         "/v1/tts": {"post": {
             **ext(voice.R_TTS), "operationId": "synthesizeSpeech", "summary": "Text to speech, a WAV",
             "requestBody": {"required": True, "content": _json("TtsRequest", ex["tts_request"])},
             "responses": {"200": {"description": "24 kHz mono 16-bit WAV",
                                   "content": {"audio/wav": {"schema": {"type": "string", "format": "binary"}}}}}
-            | _errors(*json_errors, (400, ["invalid_request"]), post=True)}},
+            | _errors(*json_errors, (400, ["invalid_request"]), (402, ["access_blocked", "insufficient_balance"]),
+                      (429, ["concurrency_limit_exceeded"]), NO_AGENTS, post=True)}},
         "/v1/tts/ws-connect": {"post": {
             **ext(voice.R_TTS), "operationId": "connectSpeechStream",
             "summary": "Mint a speech-synthesis socket (see /asyncapi.json)",
             "requestBody": {"required": True, "content": _json("TtsStreamRequest", ex["tts_stream_request"])},
             "responses": _ok(200, "The socket's URL and token", "TtsStreamSession", ex["tts_stream"])
-            | _errors(*json_errors, post=True)}},
+            | _errors(*json_errors, (402, ["access_blocked", "insufficient_balance"]),
+                      (429, ["concurrency_limit_exceeded"]), NO_AGENTS, post=True)}},
     }
 
 
 def served_operations() -> set[tuple[str, str]]:
     """(method, path) of every HTTP operation the sandbox's app routes."""
-    from vap_console.sandbox.app import routes  # here: the app imports this module
+    from vap_console.sandbox.app import _routes  # here: the app imports this module
 
-    return {(method.lower(), route.path) for route in routes()
+    return {(method.lower(), route.path) for route in _routes()
             for method in getattr(route, "methods", None) or () if method != "HEAD"}
 
 

@@ -40,6 +40,13 @@ AGENT_CLOSE_CODES = [
     {"code": 1000, "meaning": "normal end, after session.closed", "source": "[R]"},
     {"code": 1011, "meaning": "the sandbox's injected fault: the socket dropped mid-call", "source": "sandbox"},
 ]
+# Close codes of the speech socket: the vendor publishes none beyond a normal close.
+TTS_CLOSE_CODES = [
+    {"code": 1000, "meaning": "normal end: after a close frame, or after timeout", "source": "[R]"},
+    {"code": 4001, "meaning": "token unknown, already spent or expired: mint a new one (an error frame first)",
+     "source": "sandbox"},
+    {"code": 4029, "meaning": "every concurrent slot is taken (an error frame first)", "source": "sandbox"},
+]
 
 
 def _frame(kind: str, fields: dict[str, Any], *, required: list[str] | None = None) -> dict[str, Any]:
@@ -194,12 +201,18 @@ def build_asyncapi() -> dict[str, Any]:
                 "x-source": f"[R] {PROTOCOL}",
             },
             "ttsStream": {
-                "address": None,
+                "address": "/v1/tts/ws/{request_id}",
                 "title": "Speech-synthesis socket",
-                "description": "The ws_url that POST /v1/tts/ws-connect answers, with ?token=<token> (&token= when "
-                               "the URL has a query already). JSON synthesis frames in; binary PCM frames and JSON "
-                               "control frames out.",
+                "description": "The ws_url that POST /v1/tts/ws-connect answers (take it as given: the vendor's "
+                               "own path differs), with ?token=<token> (&token= when the URL has a query already). "
+                               "JSON synthesis frames in; binary PCM frames and JSON control frames out. Close "
+                               "codes: " + "; ".join(f"{c['code']}: {c['meaning']} {c['source']}"
+                                                     for c in TTS_CLOSE_CODES),
+                "parameters": {"request_id": {"description": "request_id of POST /v1/tts/ws-connect"}},
                 "messages": _channel_messages(TTS_SENT + TTS_RECEIVED),
+                "bindings": {"ws": {"method": "GET", "query": {
+                    "type": "object", "properties": {"token": {"type": "string"}}, "required": ["token"]}}},
+                "x-close-codes": TTS_CLOSE_CODES,
                 "x-source": f"[R] {TTS_CLIENT}; docs.rumik.ai/streaming",
             },
         },

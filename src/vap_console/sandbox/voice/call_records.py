@@ -89,9 +89,13 @@ class CallRecord:
             seen.summary = None
         return seen
 
-    def is_active(self, now: datetime) -> bool:
-        """Whether the call holds one of the account's slots at ``now``."""
-        return self.view(now).status not in TERMINAL
+    def holds_slot(self, now: datetime) -> bool:
+        """Whether the call holds one of the account's slots at ``now``: an outbound call from
+        the moment it is placed (ringing included) until it ends, a socket session from
+        ``session.created`` (``in_progress``) until it ends. A socket record still ``calling`` is
+        one whose start is being checked, against the slots among other things."""
+        seen = self.view(now)
+        return seen.status == IN_PROGRESS or (seen.kind == "outbound" and seen.status == CALLING)
 
     def ends_at(self) -> datetime | None:
         """When a stepped record ends (its last terminal step), if it is laid out."""

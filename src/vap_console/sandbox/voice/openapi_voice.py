@@ -158,48 +158,44 @@ def schemas() -> dict[str, Any]:
             "properties": {"items": {"type": "array", "items": _ref("AgentVersion")}, "count": {"type": "integer"}},
             "required": ["items", "count"],
         }),
-        "RegisterCallRequest": {
-            "type": "object", "title": "RegisterCallRequest", "x-source": R_SOCKET,
-            "properties": {"agent_id": _id_text("The agent's uuid or ua_<handle>."),
-                           "agentId": {"description": "Accepted too, when agent_id is absent."}},
-            "anyOf": [{"required": ["agent_id"]},
-                      {"required": ["agentId"], "properties": {"agentId": _id_text("as agent_id")}}],
-        },
         "RegisterCallAnswer": {
             "type": "object", "title": "RegisterCallAnswer", "x-source": R_SOCKET,
             "properties": {
                 "access_token": {"type": "string", "pattern": "^wct_", "description": "One use: spent when the "
                                  "socket connects (GET /v1/agent/connect?token=, see /asyncapi.json)."},
                 "expires_in": {"const": 300}, "sample_rate": {"const": 24000},
-                "call_id": _ext({"type": "string"}, "[T] a third party reads it; harmless extra"),
+                "call_id": _ext({"type": "string", "format": "uuid", "description": "The call record's id "
+                                 "(GET /v1/calls/{call_id}), as session.created gives it"},
+                                "[T] a third party reads it; harmless extra"),
             },
-            "required": ["access_token", "expires_in", "sample_rate"],
+            "required": ["access_token", "expires_in", "sample_rate", "call_id"],
         },
         "TtsRequest": {
             "type": "object", "title": "TtsRequest", "x-source": R_TTS,
             "properties": {
                 "text": {"type": "string", "minLength": 1, "maxLength": 2000,
                          "description": "muga: exactly one leading tone tag such as [happy]."},
-                "model": {"enum": TTS_MODELS, "default": "muga"},
-                "description": {"type": "string", "description": "mulberry only"},
-                "speaker": {"type": "string", "description": "mulberry: speaker_1…speaker_4"},
-                "f0_up_key": {"type": "number", "minimum": -12, "maximum": 12},
-                "temperature": {"type": "number"}, "top_p": {"type": "number"}, "top_k": {"type": "integer"},
-                "repetition_penalty": {"type": "number"}, "max_new_tokens": {"type": "integer"},
+                "model": _nullable({"enum": TTS_MODELS, "default": "muga"}),
+                "description": _nullable({"type": "string", "description": "mulberry only"}),
+                "speaker": _nullable({"type": "string", "description": "mulberry: speaker_1…speaker_4"}),
+                "f0_up_key": _nullable({"type": "number", "minimum": -12, "maximum": 12}),
+                **{name: _nullable({"type": "number"}) for name in ("temperature", "top_p", "repetition_penalty")},
+                **{name: _nullable({"type": "integer"}) for name in ("top_k", "max_new_tokens")},
             },
             "required": ["text"],
         },
         "TtsStreamRequest": {
             "type": "object", "title": "TtsStreamRequest", "x-source": R_TTS,
-            "properties": {"model": {"enum": TTS_MODELS}, "text": {"type": "string", "maxLength": 2000}},
-            "required": ["model", "text"],
+            "properties": {"model": _nullable({"enum": TTS_MODELS, "default": "muga"}),
+                           "text": {"type": "string", "minLength": 1, "maxLength": 2000}},
+            "required": ["text"],
         },
         "TtsStreamSession": {
             "type": "object", "title": "TtsStreamSession", "x-source": R_TTS,
             "properties": {"ws_url": {"type": "string", "description": "Connect with ?token=<token> (see "
                                       "/asyncapi.json, channel ttsStream)."},
-                           "token": {"type": "string"}, "request_id": _nullable({"type": "string"})},
-            "required": ["ws_url", "token"],
+                           "token": {"type": "string"}, "request_id": {"type": "string"}},
+            "required": ["ws_url", "token", "request_id"],
         },
     }
 
@@ -235,8 +231,10 @@ def examples() -> dict[str, Any]:
                                 "name": agent.name, "systemInstruction": agent.system_instruction,
                                 "greeting": agent.greeting, "ttsConfig": agent.tts_config}], "count": 1},
         "register_request": {"agent_id": agent.handle},
-        "register": {"access_token": "wct_" + "0" * 32, "expires_in": 300, "sample_rate": 24000},
+        "register": {"access_token": "wct_" + "0" * 32, "expires_in": 300, "sample_rate": 24000,
+                     "call_id": "45a2200c-b77e-5669-8622-9e3c818d0925"},
         "tts_request": {"text": "[happy] Namaste! Your appointment is confirmed.", "model": "muga"},
         "tts_stream_request": {"model": "muga", "text": "[neutral] Namaste!"},
-        "tts_stream": {"ws_url": "ws://127.0.0.1:8787/v1/tts/ws/abc123", "token": "tts_abc123"},
+        "tts_stream": {"ws_url": "ws://127.0.0.1:8787/v1/tts/ws/0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+                       "token": "tts_" + "0" * 32, "request_id": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"},
     }
