@@ -16,6 +16,7 @@ import hashlib
 import hmac
 from datetime import datetime
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -29,6 +30,8 @@ from vap_console.sandbox.wire import sandbox_of
 RECORDING_URL_SECONDS = 3600
 # Between the turns of a recording made from a transcript (an outbound call's scripted one).
 TURN_GAP_SECONDS = 0.5
+# The callee of a scripted outbound call: a catalog preset (a man's voice under the real engine).
+CALLEE_VOICE = "speaker_2"
 
 
 def _key(account: Account) -> bytes:
@@ -50,9 +53,18 @@ def recording_url(base_url: str, account: Account, record: CallRecord, now: date
             f"?expires={expires}&signature={signature(account, record.id, expires)}")
 
 
-def audio_of(record: CallRecord) -> bytes:
+def voice_of(account: Account, agent_id: str) -> str:
+    """The agent's voice as the speech engine takes it: its preset, else its description, else its
+    model's default."""
+    agent = account.agents.get(agent_id)
+    tts = agent.tts_config if agent is not None else {}
+    return str(tts.get("voice") or tts.get("description") or "default")
+
+
+def audio_of(record: CallRecord, agent_voice: str = "default") -> bytes:
     """The call's PCM: what its owner recorded, else its transcript spoken turn by turn at the
-    turns' times (an outbound call's scripted conversation), made once and kept."""
+    turns' times (an outbound call's scripted conversation: the agent in ``agent_voice``, the
+    callee in another preset), made once and kept."""
     if record.audio:
         return bytes(record.audio)
     pcm = bytearray()
@@ -63,7 +75,8 @@ def audio_of(record: CallRecord) -> bytes:
         offset = int((step.at - start).total_seconds() * SAMPLE_RATE) * SAMPLE_WIDTH
         if len(pcm) < offset:
             pcm += bytes(offset - len(pcm))
-        pcm += synthesize(step.turn["content"], voice=step.turn["role"])
+        voice = agent_voice if step.turn["role"] == "assistant" else CALLEE_VOICE
+        pcm += synthesize(step.turn["content"], voice=voice)
         pcm += bytes(int(TURN_GAP_SECONDS * SAMPLE_RATE) * SAMPLE_WIDTH)
     record.audio = pcm
     return bytes(pcm)
@@ -97,5 +110,8 @@ async def get_recording(request: Request) -> Response:
                       "This recording URL has expired: read the call again for a fresh one.")
     if record.view(now).status not in TERMINAL:
         raise Problem(404, "not_found", "This call has no recording yet.")
-    return Response(wav_bytes(audio_of(record)), media_type="audio/wav",
+    # Speaking a transcript takes a while under a real engine: off the event loop, which serves
+    # live sockets meanwhile.
+    pcm = await run_in_threadpool(audio_of, record, voice_of(account, record.agent_id))
+    return Response(wav_bytes(pcm), media_type="audio/wav",
                     headers={"Cache-Control": "private, no-store"})
