@@ -136,6 +136,8 @@ class Account:
     webcalls: list[dict[str, Any]] = field(default_factory=list)
     # Call records by id (sandbox/voice/call_records.py CallRecord), for GET /v1/calls/{id}.
     calls: dict[str, Any] = field(default_factory=dict)
+    # SIP trunks by id (sandbox/voice/trunks.py SipTrunk), seeded on first use.
+    trunks: dict[str, Any] = field(default_factory=dict)
     # Agents whose first web call already failed to start (keys with start_fails_first).
     failed_starts: set[str] = field(default_factory=set)
     counter: int = 0

@@ -30,13 +30,21 @@ from vap_console.sandbox.clock import iso
 from vap_console.sandbox.records import Account, LedgerEntry
 from vap_console.sandbox.voice import speech
 from vap_console.sandbox.voice.agent_brain import SandboxAgent
-from vap_console.sandbox.voice.call_records import CALLING, COMPLETED, FAILED, IN_PROGRESS, CallRecord
+from vap_console.sandbox.voice.call_records import (
+    CALLING,
+    COMPLETED,
+    FAILED,
+    IN_PROGRESS,
+    NANOS_PER_CREDIT,
+    PRICE_CREDITS_PER_MINUTE,
+    CallRecord,
+)
 from vap_console.sandbox.voice.register import AgentSockets, Grant, sockets_of
 
 _log = logging.getLogger("uvicorn.error")
 MAX_DURATION_SECONDS = 120
-# Sandbox price of a socket call: ₹3 for every started minute, charged when the minute starts.
-PRICE_NANOS_PER_MINUTE = 3 * 10**9
+# Every call's sandbox price (call_records.py), charged here as each minute starts.
+PRICE_NANOS_PER_MINUTE = PRICE_CREDITS_PER_MINUTE * NANOS_PER_CREDIT
 MAX_APPEND_BYTES = speech.SAMPLE_RATE * speech.SAMPLE_WIDTH  # 1 s
 TEXT_MAX = 2000
 # Caller audio is speech when a 20 ms window's RMS is above this (of 32767: about -36 dBFS).
@@ -281,7 +289,7 @@ class Session:
         at = self.started + timedelta(minutes=self.minutes - 1)
         self.account.ledger.append(
             LedgerEntry(at, -PRICE_NANOS_PER_MINUTE, f"socket call {self.call_id}: minute {self.minutes}"))
-        self.record.credits_charged = self.minutes * PRICE_NANOS_PER_MINUTE / 10**9
+        self.record.credits_charged = float(self.minutes * PRICE_CREDITS_PER_MINUTE)
 
     async def _send(self, event: dict[str, Any], *, turn: int | None = None, caller: bool = False,
                     last: bool = False) -> None:
