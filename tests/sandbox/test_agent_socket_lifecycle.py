@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import time
 
+import httpx
 import pytest
 
 from vap_console.sandbox.clock import SystemClock, iso
@@ -188,3 +189,29 @@ async def test_audio_follows_the_sandbox_speed_on_the_real_clock() -> None:
             took = time.monotonic() - dialling
     assert len(deltas(call.events)) == frame_count(PRIYA_GREETING)
     assert speaking_seconds(PRIYA_GREETING) / 20 <= took < speaking_seconds(PRIYA_GREETING)
+
+
+async def test_the_socket_call_is_read_back_at_get_calls(live_sandbox) -> None:
+    registered = await register(live_sandbox)
+    async with dialled(live_sandbox, registered["access_token"]) as call:
+        await call.next()
+        await call.greeted()
+        async with httpx.AsyncClient(base_url=live_sandbox.base_url,
+                                     headers={"Authorization": "Bearer sk_sandbox_agent"}) as c:
+            live = (await c.get(f"/v1/calls/{registered['call_id']}")).json()
+            await call.answered("which city?", "The city is Pune.")
+            await call.send(type="session.close")
+            await call.to_close()
+            ended = (await c.get(f"/v1/calls/{registered['call_id']}")).json()
+        async with httpx.AsyncClient() as keyless:
+            recording = await keyless.get(ended["recordingUrl"])
+    assert live["kind"] == "socket" and live["status"] == "in_progress"
+    assert ended["status"] == "completed" and ended["endReason"] == "client_requested"
+    assert ended["transcript"] == [{"role": "assistant", "content": PRIYA_GREETING},
+                                   {"role": "user", "content": "which city?"},
+                                   {"role": "assistant", "content": "The city is Pune."}]
+    assert ended["creditsCharged"] == 3
+    record = account_of(live_sandbox).calls[registered["call_id"]]
+    assert recording.status_code == 200 and recording.content == speech.wav_bytes(bytes(record.audio))
+    assert len(record.audio) == speech.SAMPLE_WIDTH * round(speech.SAMPLE_RATE * (
+        speaking_seconds(PRIYA_GREETING) + speaking_seconds("The city is Pune.")))
