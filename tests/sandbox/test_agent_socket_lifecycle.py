@@ -24,6 +24,7 @@ from .socket_calls import (
     limits,
     register,
     speaking_seconds,
+    spoken,
     types,
 )
 
@@ -82,7 +83,7 @@ async def test_the_agent_greets_first_in_one_whole_turn(live_sandbox, sandbox_cl
     assert len(growing) == len(PRIYA_GREETING.split())
     audio = deltas(events)
     assert all(len(frame) == speech.FRAME_BYTES for frame in audio)
-    assert b"".join(audio) == b"".join(speech.frames(speech.synthesize(PRIYA_GREETING)))
+    assert b"".join(audio) == b"".join(speech.frames(spoken(PRIYA_GREETING)))
 
 
 async def test_audio_is_paced_in_20_ms_frames_on_the_sandbox_clock(live_sandbox, sandbox_clock) -> None:

@@ -39,6 +39,7 @@ from vap_console.sandbox.voice.call_records import (
     PRICE_CREDITS_PER_MINUTE,
     CallRecord,
 )
+from vap_console.sandbox.voice.recordings import voice_of
 from vap_console.sandbox.voice.register import AgentSockets, Grant, sockets_of
 
 _log = logging.getLogger("uvicorn.error")
@@ -58,9 +59,9 @@ CLOSE_NORMAL, CLOSE_DROPPED, CLOSE_REFUSED, CLOSE_BAD_TOKEN = 1000, 1011, 4000, 
 
 
 @functools.lru_cache(maxsize=64)
-def _speech(text: str) -> bytes:
-    # The same text gives the same bytes, so a greeting every call opens with is made once.
-    return speech.synthesize(text)
+def _speech(text: str, voice: str) -> bytes:
+    # The same text in the same voice gives the same bytes: a greeting every call opens with is made once.
+    return speech.synthesize(text, voice=voice)
 
 
 def _loud(window: bytes) -> bool:
@@ -241,6 +242,7 @@ class Session:
             return
         agent = self.account.agents[self.grant.agent_id]
         self.brain = SandboxAgent(self.account, agent, self.call_id)
+        self.voice = voice_of(self.account, agent.id)  # as its outbound calls' recordings speak
         # The slot is taken and the first minute charged in the same step as the check above.
         self.record.status, self.record.started_at = IN_PROGRESS, self.started
         self._charge()
@@ -408,7 +410,7 @@ class Session:
 
     async def _say(self, text: str) -> None:
         self.speaker_at = None
-        pcm = await asyncio.to_thread(_speech, text)
+        pcm = await asyncio.to_thread(_speech, text, self.voice)
         chunks = speech.frames(pcm)
         words = text.split()
         self.turn += 1
