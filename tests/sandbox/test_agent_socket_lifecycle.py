@@ -216,3 +216,16 @@ async def test_the_socket_call_is_read_back_at_get_calls(live_sandbox) -> None:
     assert recording.status_code == 200 and recording.content == speech.wav_bytes(bytes(record.audio))
     assert len(record.audio) == speech.SAMPLE_WIDTH * round(speech.SAMPLE_RATE * (
         speaking_seconds(PRIYA_GREETING) + speaking_seconds("The city is Pune.")))
+
+
+async def test_session_close_then_closing_at_once_ends_the_call_as_requested(live_sandbox) -> None:
+    # The vendor's reference client hangs up so: session.close, then its own close without waiting.
+    registered = await register(live_sandbox)
+    async with dialled(live_sandbox, registered["access_token"]) as call:
+        await call.next()
+        await call.send(type="session.close")
+        await call.ws.close()
+    record = account_of(live_sandbox).calls[registered["call_id"]]
+    await eventually(lambda: record.status == COMPLETED, what="the call record completed")
+    assert record.end_reason == "client_requested"
+    assert (await limits(live_sandbox))["active_requests"] == 0
