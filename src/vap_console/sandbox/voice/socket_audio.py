@@ -53,10 +53,10 @@ def mix(a: bytes, b: bytes) -> bytes:
         out[0::2], out[1::2] = low, high
         return bytes(out)
     x, y = _samples(a), _samples(b)
-    out = array("h", (max(-32768, min(32767, i + j)) for i, j in zip(x, y)))
+    clipped = array("h", (max(-32768, min(32767, i + j)) for i, j in zip(x, y)))
     if sys.byteorder == "big":
-        out.byteswap()
-    return out.tobytes()
+        clipped.byteswap()
+    return clipped.tobytes()
 
 
 def _samples(pcm: bytes) -> array[int]:
