@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from datetime import timedelta
 
 import httpx
 import pytest
@@ -229,3 +230,11 @@ async def test_session_close_then_closing_at_once_ends_the_call_as_requested(liv
     await eventually(lambda: record.status == COMPLETED, what="the call record completed")
     assert record.end_reason == "client_requested"
     assert (await limits(live_sandbox))["active_requests"] == 0
+
+
+async def test_agent_stop_talking_is_stamped_when_its_audio_ends(live_sandbox, sandbox_clock) -> None:
+    async with dialled(live_sandbox, (await register(live_sandbox))["access_token"]) as call:
+        await call.until("agent_start_talking")
+        sandbox_clock.advance(10)  # well past the greeting's end
+        stop = (await call.until("agent_stop_talking"))[-1]
+    assert stop["timestamp"] == iso(sandbox_clock.start + timedelta(seconds=speaking_seconds(PRIYA_GREETING)))

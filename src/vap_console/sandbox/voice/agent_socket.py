@@ -320,7 +320,7 @@ class Session:
         t0 = await self._wait(self.pacer.now())  # a turn due in a stall starts after it
         self.talking, self.interrupted, self.said = True, False, ""
         await self._send({"type": "agent_start_talking", "timestamp": iso(t0)})
-        said = 0
+        said, at = 0, t0
         for i, chunk in enumerate(chunks + [b""]):
             at = await self._wait(t0 + i * FRAME)
             if self.interrupted or not chunk:
@@ -337,9 +337,12 @@ class Session:
         if not self.interrupted:
             self.said = text
         self.talking = False
-        self.record.transcript.append({"role": "assistant", "content": self.said})
+        if self.said:  # cut in on before its first word, the turn said nothing
+            self.record.transcript.append({"role": "assistant", "content": self.said})
         await self._send({"type": "transcript", "role": "assistant", "text": self.said})
-        await self._send({"type": "agent_stop_talking", "timestamp": iso(self.pacer.now())})
+        # The end of its audio, or the moment it was cut off (not when a test's advance woke it).
+        stopped = self.pacer.now() if self.interrupted else at
+        await self._send({"type": "agent_stop_talking", "timestamp": iso(stopped)})
 
     async def _wait(self, at: datetime) -> datetime:
         """Sleep to the frame at ``at``; returns when it is sent, later than ``at`` after a stall.
