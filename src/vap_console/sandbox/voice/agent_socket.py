@@ -207,10 +207,10 @@ class Session:
                 return
             if caller and self.stalled:
                 return
-            try:
+            # A frame the client has gone away from is lost; the reader ends the call, having read
+            # first what the client sent before it went (a session.close, so client_requested).
+            with contextlib.suppress(WebSocketDisconnect, OSError, RuntimeError):
                 await self.ws.send_text(json.dumps(event, separators=(",", ":"), ensure_ascii=False))
-            except (WebSocketDisconnect, OSError, RuntimeError):
-                self._end("disconnected")
 
     def _offset(self, at: datetime) -> int:
         # In whole microseconds: a float of seconds puts a frame at 0.58 s one sample early.
