@@ -52,6 +52,7 @@ async def test_a_full_second_per_append_is_accepted(live_sandbox) -> None:
 @pytest.mark.parametrize(("frame", "code"), [
     ("not json", "invalid_frame"),
     ('["a list"]', "invalid_frame"),
+    ("[" * 100_000 + "]" * 100_000, "invalid_frame"),
     ('{"type": "response.create"}', "unknown_type"),
     ('{"type": "input_text.send", "text": ""}', "invalid_text"),
     ('{"type": "input_text.send", "text": "' + "x" * 2001 + '"}', "invalid_text"),

@@ -234,7 +234,7 @@ class Session:
                 continue
             try:
                 event = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # nesting deeper than the parser goes is not JSON here
                 await self._error("invalid_frame", "The frame is not JSON.")
                 continue
             kind = event.get("type") if isinstance(event, dict) else None
