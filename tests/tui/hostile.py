@@ -45,7 +45,9 @@ SAMPLES: tuple[str, ...] = (
 # What must be on screen somewhere, as typed, once the hostile samples are listed.
 LITERALS = (MARKUP, "[@click=app.quit]quit[/]", FIELD)
 # A raw control character anywhere in what is drawn: what no screen may show.
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\u200b-\u200d\u2060\ufeff]")
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\u200b\u2060\ufeff]"
+                         # a joiner beside ASCII joins nothing it could draw differently
+                         "|[\u200c\u200d](?=[\x00-\x7e])|(?<=[\x00-\x7e])[\u200c\u200d]")
 
 EDGE_DATES = ("9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59")
 # Strings the client needs as they are for the answer to parse at all.
