@@ -9,7 +9,8 @@
 
 Whatever the server sent goes through ``literal.clean`` first: text from the server never reaches
 a terminal as control sequences. In JSON those characters are written as ``\\uXXXX`` escapes,
-which keeps the document equal to the API's.
+which keeps the document equal to the API's; zero-width characters, which steer nothing, are
+written as they came.
 """
 
 from __future__ import annotations
