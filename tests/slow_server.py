@@ -1,6 +1,6 @@
 """An unkind server on a real loopback socket: the sandbox behind it, each path's behaviour set apart.
 
-``Slow(seconds)`` answers after a delay, ``Close()`` closes the connection at once with no answer,
+``Slow(seconds)`` answers after a delay, ``Held(event)`` once the test sets the event, ``Close()`` closes the connection at once with no answer,
 ``Trickle(every)`` sends the headers and then the body a byte at a time, ``Stall()`` sends the
 headers and then nothing. Paths not named pass through to the sandbox as they are. Behaviours can
 be changed while the server runs (``server.behaviours[path] = ...``), and ``server.asked`` counts
@@ -32,6 +32,13 @@ class Slow:
 
 
 @dataclass(frozen=True)
+class Held:
+    """Answers once ``release`` is set: as slow as the test needs, with no clock in it."""
+
+    release: asyncio.Event
+
+
+@dataclass(frozen=True)
 class Close:
     pass
 
@@ -46,7 +53,7 @@ class Stall:
     pass
 
 
-Behaviour = Slow | Close | Trickle | Stall
+Behaviour = Slow | Held | Close | Trickle | Stall
 
 
 class UnkindServer:
@@ -59,16 +66,29 @@ class UnkindServer:
         self._port = port
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        # Kept-alive connections waiting for their next request.
+        self._idle: set[asyncio.StreamWriter] = set()
 
     @property
     def url(self) -> str:
-        assert self._server is not None
-        port = self._server.sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
+        return f"http://127.0.0.1:{self._port}"
 
     async def __aenter__(self) -> UnkindServer:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", self._port)
+        self._port = self._server.sockets[0].getsockname()[1]
         return self
+
+    async def go_down(self) -> None:
+        """Out of reach: new connections are refused and idle ones closed; requests under way
+        (a held one) carry on."""
+        assert self._server is not None
+        self._server.close()
+        for writer in list(self._idle):
+            writer.close()
+
+    async def come_up(self) -> None:
+        """Listening again, on the same port."""
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self._port)
 
     async def __aexit__(self, *exc: object) -> None:
         assert self._server is not None
@@ -96,10 +116,13 @@ class UnkindServer:
 
     async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """One request on a kept-alive connection; False when the connection is to end."""
+        self._idle.add(writer)
         try:
             head = await reader.readuntil(b"\r\n\r\n")
         except asyncio.IncompleteReadError:
             return False
+        finally:
+            self._idle.discard(writer)
         line, *header_lines = head.decode("latin-1").split("\r\n")
         method, target, _ = line.split(" ", 2)
         headers = [tuple(h.split(":", 1)) for h in header_lines if ":" in h]
@@ -112,6 +135,8 @@ class UnkindServer:
             return False
         if isinstance(behaviour, Slow):
             await asyncio.sleep(behaviour.seconds)
+        if isinstance(behaviour, Held):
+            await behaviour.release.wait()
         passed = {k.strip(): v.strip() for k, v in headers
                   if k.strip().lower() not in ("host", "connection", "content-length", "transfer-encoding")}
         answer = await self._sandbox.request(method, target, headers=passed, content=body)

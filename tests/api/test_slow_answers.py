@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import time
 
-from tests.slow_server import Behaviour, Slow, Stall, UnkindServer
+import pytest
+
+from tests.net import free_port
+from tests.slow_server import Behaviour, Close, Slow, Stall, UnkindServer
 from vap_console.api import VapClient, errors
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.keys import DEFAULT_KEY
@@ -47,3 +50,13 @@ async def test_an_answer_that_never_comes_ends_at_the_attempts_deadline() -> Non
     _, error = await _list(Slow(3600), timeout=0.2, request_timeout=0.8)
     assert isinstance(error, errors.TimedOut)
     assert "within 0.8 s" in str(error)
+
+
+async def test_a_refused_connection_is_the_server_out_of_reach_a_closed_one_is_not() -> None:
+    # What the console's connection state rests on: offline only when nothing could connect.
+    _, closed = await _list(Close())
+    assert isinstance(closed, errors.ConnectionFailed) and not closed.unreachable
+    async with VapClient(f"http://127.0.0.1:{free_port()}", DEFAULT_KEY, max_retries=0) as client:
+        with pytest.raises(errors.ConnectionFailed) as refused:
+            await client.list_variables()
+    assert refused.value.unreachable
