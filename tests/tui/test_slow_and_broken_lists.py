@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from textual.widgets import Static
 
-from tests.slow_server import Close, Held, UnkindServer
-from tests.tui.console_scenes import until
+from tests.slow_server import Behaviour, Close, Held, Stall, Trickle, UnkindServer
+from tests.tui.console_scenes import click, until
 from vap_console.api import VapClient
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.keys import DEFAULT_KEY
@@ -107,3 +108,24 @@ async def test_a_slow_reload_after_an_outage_is_not_restarted_when_the_connectio
             assert state_of(app)[2] == rows
             # The reload under way was left to land, not asked for again at each flicker.
             assert server.asked[RENTALS] == 2
+
+
+@pytest.mark.parametrize(("behaviour", "said"), [
+    (Stall(), "stopped arriving"),  # the head, then nothing: the read timeout
+    (Trickle(0.05), "did not arrive in full within"),  # a byte at a time: the deadlines
+])
+async def test_a_stalled_or_trickling_list_ends_in_an_error_with_retry(behaviour: Behaviour, said: str) -> None:
+    async with UnkindServer(create_app(), {TOOLS: behaviour}) as server:
+        app = make_app(
+            client_factory=lambda: VapClient(server.url, DEFAULT_KEY, timeout=0.3, request_timeout=1.0,
+                                             total_timeout=4.0),
+            profile_name="slow", base_url=server.url, settings=Settings(), start_screen="tools",
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: state_of(app)[0] == "error", timeout=30)
+            text = state_of(app)[1]
+            assert said in text and "GET /v1/tools" in text
+            assert app.connection != "offline"
+            del server.behaviours[TOOLS]
+            await click(pilot, "#state-retry")
+            await until(pilot, lambda: state_of(app)[2] > 0)
