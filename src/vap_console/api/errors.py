@@ -308,7 +308,10 @@ class ServerError(ApiError):
 
 
 class TransportError(ApiError):
-    pass
+    # True when no connection to the server could be made (refused, no route, a name that does
+    # not resolve, a connect timeout): the server is out of reach, for every request. A request
+    # that reached it and then waited too long or was cut off says nothing of the others.
+    unreachable: bool = False
 
 
 class ConnectionFailed(TransportError):

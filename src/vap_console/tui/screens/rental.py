@@ -245,7 +245,9 @@ class RentalScreen(Screen[None]):
     @on(PollTrouble)
     def _trouble(self, message: PollTrouble) -> None:
         self._connection(problem_line(message.failure))
-        if message.failure.offline:
+        # As for any call (VapApp.call_api): only a server out of reach is the console offline.
+        error = message.failure.error
+        if isinstance(error, errors.TransportError) and error.unreachable:
             self.post_message(ConnectionObserved("offline"))
 
     @on(PollStopped)
