@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from vap_console.api.limits import IDEMPOTENCY_KEY
 from vap_console.sandbox.keys import SANDBOX_KEYS
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import Account, SandboxState
@@ -19,7 +20,7 @@ from vap_console.sandbox.state import Account, SandboxState
 # The only path answered without a key: the sandbox's OpenAPI document (sandbox/openapi.py).
 DOCUMENT_PATH = "/openapi.json"
 WINDOW_SECONDS = 60.0
-IDEMPOTENCY_KEY_MAX = 255
+IDEMPOTENCY_KEY_MAX = IDEMPOTENCY_KEY.high
 # The body is read whole to fingerprint it, before any route's own limit applies.
 IDEMPOTENT_BODY_MAX = 64 * 1024 * 1024
 

@@ -24,7 +24,6 @@ from vap_console.scripting.base import (
 )
 
 WEBCALL_COST = "a web call is billed from the moment it starts, even if nobody joins"
-NAME_MAX = 100
 
 
 @click.group(epilog="Example: vap agents create --template support --name 'Front desk'")
@@ -69,13 +68,14 @@ def show(session: Session, ref: str) -> None:
 @common
 def create(session: Session, slug: str, name: str) -> None:
     """Create a draft agent from a template (its voice is checked against your voices first)."""
+    from vap_console.api.limits import agent_name_problem
     from vap_console.api.models import AgentCreate
     from vap_console.api.voices import tts_problems
 
+    problem = agent_name_problem(name)
+    if problem:
+        raise Failure(f"--name: {problem}; nothing was sent", EXIT_USAGE)
     name = name.strip()
-    if not name or len(name) > NAME_MAX:
-        raise Failure(f"--name: must not be blank and at most {NAME_MAX} characters; nothing was sent",
-                      EXIT_USAGE)
 
     async def work(client: Any) -> Any:
         page = await client.list_templates()
