@@ -76,8 +76,12 @@ class Session:
             ProfilesFileError,
         )
 
+        store = self.keystore or KeyStore()
         try:
-            creds = (self.keystore or KeyStore()).resolve(self.profile)
+            missing = store.missing_profile(self.profile)
+            if missing:
+                raise Failure(missing, EXIT_USAGE)
+            creds = store.resolve(self.profile)
         except (CredentialsInputError, KeyringUnavailable, ProfilesFileError) as exc:
             raise Failure(str(exc), EXIT_USAGE) from None
         if not creds.key:
