@@ -20,13 +20,14 @@ from vap_console.scripting.base import (
     emit_json,
     emit_pairs,
     emit_rows,
+    example,
     say,
 )
 
 WEBCALL_COST = "a web call is billed from the moment it starts, even if nobody joins"
 
 
-@click.group(epilog="Example: vap agents create --template support --name 'Front desk'")
+@click.group(epilog=example("vap agents create --template clinic-receptionist --name 'Front desk'"))
 def agents() -> None:
     """Agents: list, show, create, delete, webcall."""
 
@@ -35,7 +36,7 @@ def _state(deployed: bool | None) -> str:
     return "deployed" if deployed else "draft" if deployed is not None else "?"
 
 
-@agents.command("list", epilog="Example: vap agents list --json | jq -r '.[].id'")
+@agents.command("list", epilog=example("vap agents list | cut -f1"))
 @common
 def list_(session: Session) -> None:
     """Every agent: reference (ua_…), name, deployed or draft, template."""
@@ -47,7 +48,7 @@ def list_(session: Session) -> None:
               empty="No agents yet: `vap agents create --template SLUG --name NAME` makes one.")
 
 
-@agents.command(epilog="Example: vap agents show ua_front_desk")
+@agents.command(epilog=example("vap agents show ua_4152f853c72d"))
 @click.argument("ref")
 @common
 def show(session: Session, ref: str) -> None:
@@ -62,7 +63,7 @@ def show(session: Session, ref: str) -> None:
                          *((f"tts {k}", v) for k, v in tts.items())])
 
 
-@agents.command(epilog="Example: vap agents create --template support --name 'Front desk'")
+@agents.command(epilog=example("vap agents create --template clinic-receptionist --name 'Front desk'"))
 @click.option("--template", "slug", required=True, help="The template's slug (`vap templates list`).")
 @click.option("--name", required=True, help="The agent's name.")
 @common
@@ -97,7 +98,7 @@ def create(session: Session, slug: str, name: str) -> None:
     click.echo(agent.ref)
 
 
-@agents.command(epilog="Example: vap agents delete ua_front_desk")
+@agents.command(epilog=example("vap agents delete ua_6f9fa0107dd9"))
 @click.argument("ref")
 @common
 def delete(session: Session, ref: str) -> None:
@@ -107,7 +108,10 @@ def delete(session: Session, ref: str) -> None:
         say(f"Deleted agent {ref}.")
 
 
-@agents.command(epilog="Example: vap agents webcall ua_front_desk --yes --json")
+@agents.command(epilog=example(
+    "vap agents webcall ua_4152f853c72d --yes --json",
+    "Billed from the moment it starts: without --yes it says so and asks on a terminal (No by default), "
+    "and without a terminal it refuses."))
 @click.argument("ref")
 @click.option("--yes", is_flag=True, help="Start without asking (needed without a terminal).")
 @common

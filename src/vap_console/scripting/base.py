@@ -123,6 +123,17 @@ def session_of(ctx: click.Context) -> Session:
     return obj
 
 
+# --- help ---
+
+
+def example(command: str, *notes: str) -> str:
+    """A command's epilog: ``Example: <command>`` on a line of its own, which click never rewraps
+    (``\\b``), so it can be copied whole; then ``notes``, one paragraph each. Every example runs
+    as written on the sandbox (``vap sandbox serve``, its seeded ids): tests/scripting/test_help_examples.py
+    runs them all."""
+    return "\n\n".join([f"\b\nExample: {command}", *notes])
+
+
 # --- options every command takes ---
 
 
