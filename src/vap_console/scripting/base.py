@@ -233,20 +233,7 @@ def describe(error: BaseException) -> tuple[str, int]:
     if isinstance(error, RentalValidationError):
         return "nothing was sent: " + "; ".join(f"{f}: {m}" for f, m in error.problems), EXIT_USAGE
     if isinstance(error, errors.ApiError):
-        text = (error.message or error.default_message()).rstrip(".")
-        details = "; ".join(f"{d.field}: {d.message}" for d in error.details[:5])
-        line = f"{error.code}: {text}"
-        if details and details not in line:
-            line += f" ({details})"
-        extra = [f"HTTP {error.status}"] if error.status else []
-        if error.request_id:
-            extra.append(f"request {error.request_id}")
-        if extra:
-            line += f" ({', '.join(extra)})"
-        if error.hint:
-            line += f". {error.hint}"
-        if error.maybe_applied:
-            line += f" {errors.MAYBE_APPLIED_HINT}"
+        line = error.describe(one_line=True)  # the one description, as the console's
         credentials = isinstance(error, (errors.Unauthorized, errors.ForbiddenScope))
         return line, EXIT_USAGE if credentials else EXIT_REFUSED
     return f"{type(error).__name__}: {error}", EXIT_REFUSED
