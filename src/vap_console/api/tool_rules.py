@@ -50,7 +50,7 @@ def timeout_ms(text: str) -> int:
         raise ValueError(f"{text.strip()} is {value.normalize():f} ms: a timeout is whole milliseconds")
     ms = int(value)
     if not limits.TOOL_TIMEOUT_MS.allows(ms):
-        raise ValueError(f"must be {limits.TOOL_TIMEOUT_MS.rule()} (one minute)")
+        raise ValueError(f"must be {limits.TOOL_TIMEOUT_MS.rule()}")
     return ms
 
 
