@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from vap_console import __version__
+from vap_console.api.limits import REQUESTED_NUMBER
 from vap_console.sandbox import inventory, phone_numbers
 from vap_console.sandbox.documents import MAX_BYTES
 from vap_console.sandbox.gateway import ASYNCAPI_PATH, DOCUMENT_PATH, IDEMPOTENCY_KEY_MAX
@@ -110,7 +111,7 @@ def _query_params() -> list[dict[str, Any]]:
 
 
 def _rental_bodies(ex: dict[str, Any]) -> dict[str, Any]:
-    number = {"type": "string", "maxLength": 32, "pattern": requested_number_pattern(),
+    number = {"type": "string", "maxLength": REQUESTED_NUMBER.high, "pattern": requested_number_pattern(),
               "description": "An Indian number: bare digits (91…) or E.164 (+91…)."}
     text = {"anyOf": [{"type": "string", "maxLength": phone_numbers.TEXT_MAX}, {"type": "null"}]}
     documents = {"type": "array", "items": {"$ref": REF.format(model="RentalDocument")},

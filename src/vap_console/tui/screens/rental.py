@@ -67,7 +67,8 @@ def status_toast(rental: Rental) -> tuple[str, SeverityLevel]:
 def problem_line(event: PollFailed) -> str:
     if event.offline:
         return f"offline — retrying in {event.next_delay:g} s"
-    return f"{event.error.code} (HTTP {event.error.status}) — retrying in {event.next_delay:g} s"
+    where = f" ({event.error.status_label})" if event.error.status_label else ""
+    return f"{event.error.code}{where} — retrying in {event.next_delay:g} s"
 
 
 def prepaid_text(rental: Rental) -> str:
