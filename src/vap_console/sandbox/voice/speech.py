@@ -1,38 +1,85 @@
 """Speech for the sandbox's voice double: text in, 24 kHz mono signed 16-bit PCM out.
 
 The one interface every voice endpoint uses (the agent socket, /v1/tts and its streaming socket).
-Deterministic: the same text and voice give the same bytes.
+Deterministic: the same text, voice and ``f0_up_key`` give the same bytes, whatever was said before.
+
+The engine is eSpeak NG (voice/espeak.py), which ships inside the ``espeakng-loader`` wheel; its
+22 050 Hz output is resampled to 24 kHz here. Which voice string sounds how: voice/voices.py.
+If the library cannot be loaded or will not start, the sandbox says so in one warning on the
+``vap_console.sandbox.speech`` logger and speaks with the placeholder tone engine instead (a short
+tone per word): the endpoints keep working, only the audio is not words.
+
+eSpeak is not thread-safe, so one lock serialises synthesis, and it blocks for about a second per
+minute of speech: async callers use ``synthesize_async`` (a worker thread), never ``synthesize``
+on the event loop. Recent results are kept (``CACHE_BYTES`` in all), since the sandbox's agents
+repeat their lines.
 """
 
 from __future__ import annotations
 
+import functools
 import io
+import logging
 import math
 import struct
+import sys
+import threading
 import wave
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable
+
+import anyio.to_thread
+
+from vap_console.sandbox.voice.espeak import NATIVE_RATE, EngineUnavailable, Espeak
+from vap_console.sandbox.voice.voices import plan
 
 SAMPLE_RATE = 24_000
 SAMPLE_WIDTH = 2
 CHANNELS = 1
 FRAME_MS = 20
 FRAME_BYTES = SAMPLE_RATE * SAMPLE_WIDTH * FRAME_MS // 1000  # 960
+CACHE_BYTES = 32 * 1024 * 1024
+
+ESPEAK = "espeak-ng"
+TONES = "tones"
+
+log = logging.getLogger("vap_console.sandbox.speech")
+
+# 24 000 / 22 050 = 160 / 147: every 147 input samples make 160 output samples.
+_UP, _DOWN = 160, 147
 
 
-def synthesize(text: str, *, voice: str = "default") -> bytes:
-    """PCM s16le, 24 kHz, mono, of ``text`` spoken by ``voice``.
+def synthesize(text: str, *, voice: str = "default", f0_up_key: float = 0.0) -> bytes:
+    """PCM s16le, 24 kHz, mono, of ``text`` spoken by ``voice`` (a catalog preset such as
+    ``speaker_2`` or ``siya``, ``muga``/``default``, or a mulberry description), its pitch moved
+    by ``f0_up_key`` semitones. Blocks: from async code use ``synthesize_async``."""
+    key = (text, voice, float(f0_up_key))
+    pcm = _recent.get(key)
+    if pcm is None:
+        with _lock:
+            pcm = _recent.get(key)
+            if pcm is None:
+                pcm = _render(text, voice, float(f0_up_key))
+                _recent.put(key, pcm)
+    return pcm
 
-    Placeholder engine (a short tone per word, pitch from the word): to be replaced by a real
-    speech engine, keeping this signature.
-    """
-    out = bytearray()
-    for word in text.split():
-        pitch = 180 + (sum(word.encode()) % 200)
-        samples = int(SAMPLE_RATE * 0.18)
-        for i in range(samples):
-            value = int(6000 * math.sin(2 * math.pi * pitch * i / SAMPLE_RATE))
-            out += struct.pack("<h", value)
-        out += bytes(int(SAMPLE_RATE * 0.06) * SAMPLE_WIDTH)
-    return bytes(out)
+
+async def synthesize_async(text: str, *, voice: str = "default", f0_up_key: float = 0.0) -> bytes:
+    """``synthesize`` on a worker thread, so the event loop keeps serving while eSpeak works."""
+    return await anyio.to_thread.run_sync(functools.partial(synthesize, text, voice=voice, f0_up_key=f0_up_key))
+
+
+def engine() -> str:
+    """Which engine speaks: ``"espeak-ng"``, or ``"tones"`` when eSpeak could not be loaded.
+    Loads the engine if nothing has been said yet."""
+    with _lock:
+        return ESPEAK if _loaded() is not None else TONES
+
+
+def duration(pcm: bytes) -> float:
+    """Seconds of audio in ``pcm``."""
+    return len(pcm) / (SAMPLE_RATE * SAMPLE_WIDTH)
 
 
 def frames(pcm: bytes, size: int = FRAME_BYTES) -> list[bytes]:
@@ -52,3 +99,134 @@ def wav_bytes(pcm: bytes) -> bytes:
         wav.setframerate(SAMPLE_RATE)
         wav.writeframes(pcm)
     return buffer.getvalue()
+
+
+def reset() -> None:
+    """Forget the loaded engine and every cached result (tests, and after installing the wheel)."""
+    global _engine, _tried
+    with _lock:
+        _engine, _tried = None, False
+        _recent.clear()
+
+
+# --- the engine ---
+
+_lock = threading.Lock()
+_engine: Espeak | None = None
+_tried = False
+# What makes the engine; tests replace it to see the fallback.
+make_engine: Callable[[], Espeak] = Espeak
+
+
+def _loaded() -> Espeak | None:
+    global _engine, _tried
+    if not _tried:
+        _tried = True
+        try:
+            _engine = make_engine()
+        except EngineUnavailable as exc:
+            _fall_back(str(exc))
+    return _engine
+
+
+def _fall_back(reason: str) -> None:
+    global _engine
+    _engine = None
+    log.warning("sandbox speech: %s; speaking with the placeholder tone engine instead "
+                "(install espeakng-loader for real speech)", reason)
+
+
+def _render(text: str, voice: str, f0_up_key: float) -> bytes:
+    espeak = _loaded()
+    if espeak is not None:
+        utterance, spoken = plan(text, voice, f0_up_key)
+        try:
+            return resample_to_24k(espeak.render(utterance, spoken))
+        except EngineUnavailable as exc:
+            _fall_back(str(exc))
+    return tones(text)
+
+
+def tones(text: str) -> bytes:
+    """The placeholder engine: a short tone per word, its pitch from the word."""
+    out = bytearray()
+    for word in text.split():
+        pitch = 180 + (sum(word.encode()) % 200)
+        samples = int(SAMPLE_RATE * 0.18)
+        for i in range(samples):
+            value = int(6000 * math.sin(2 * math.pi * pitch * i / SAMPLE_RATE))
+            out += struct.pack("<h", value)
+        out += bytes(int(SAMPLE_RATE * 0.06) * SAMPLE_WIDTH)
+    return bytes(out)
+
+
+def resample_to_24k(pcm: bytes) -> bytes:
+    """eSpeak's 22 050 Hz samples at 24 000 Hz, by linear interpolation in whole numbers (the
+    same bytes on every machine). Output sample j sits at input position j·147/160; the work is
+    done one of the 160 phases at a time, each an extended slice, to keep the Python loop short."""
+    source = array("h")
+    source.frombytes(pcm)
+    if sys.byteorder == "big":
+        source.byteswap()
+    count = len(source)
+    if not count:
+        return b""
+    size = count * _UP // _DOWN
+    source.append(source[-1])  # the last sample's right-hand neighbour
+    out = array("h", bytes(SAMPLE_WIDTH * size))
+    for phase in range(_UP):
+        taken = len(range(phase, size, _UP))
+        if not taken:
+            continue
+        start, weight = divmod(phase * _DOWN, _UP)
+        stop = start + _DOWN * (taken - 1) + 1
+        left = source[start:stop:_DOWN]
+        if weight == 0:
+            out[phase::_UP] = left
+        else:
+            right = source[start + 1:stop + 1:_DOWN]
+            keep = _UP - weight
+            out[phase::_UP] = array("h", [(a * keep + b * weight + _UP // 2) // _UP for a, b in zip(left, right)])
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out.tobytes()
+
+
+assert NATIVE_RATE * _UP == SAMPLE_RATE * _DOWN
+
+
+class _Recent:
+    """Recent results, least recently used dropped first, at most ``limit`` bytes in all."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+        self.items: OrderedDict[tuple[str, str, float], bytes] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, float]) -> bytes | None:
+        with self.lock:
+            pcm = self.items.get(key)
+            if pcm is not None:
+                self.items.move_to_end(key)
+            return pcm
+
+    def put(self, key: tuple[str, str, float], pcm: bytes) -> None:
+        if len(pcm) > self.limit:
+            return
+        with self.lock:
+            old = self.items.pop(key, None)
+            self.size -= len(old) if old is not None else 0
+            self.items[key] = pcm
+            self.size += len(pcm)
+            while self.size > self.limit:
+                _, dropped = self.items.popitem(last=False)
+                self.size -= len(dropped)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+            self.size = 0
+
+
+_recent = _Recent(CACHE_BYTES)
