@@ -36,7 +36,8 @@ def find_agent_or_404(account: Account, ref: str) -> AgentRecord:
 
 
 def active_calls(account: Account, now: datetime) -> int:
-    return sum(1 for call in account.webcalls if call["endsAt"] > now)
+    """Slots in use: web calls whose rooms are still open, and speech being made (live_speech)."""
+    return sum(1 for call in account.webcalls if call["endsAt"] > now) + len(account.live_speech)
 
 
 async def agent_limits(request: Request) -> Response:

@@ -77,19 +77,25 @@ class Espeak:
         # Fail now, with a sentence, rather than on the first request.
         self.render(Utterance("en"), "ready")
 
-    def render(self, utterance: Utterance, text: str) -> bytes:
-        """PCM s16le at ``NATIVE_RATE`` of ``text``; the caller holds the lock."""
+    def render(self, utterance: Utterance, text: str, max_samples: int | None = None) -> bytes:
+        """PCM s16le at ``NATIVE_RATE`` of ``text``, cut at ``max_samples`` (eSpeak stops there
+        too, so a long text costs no more than its cap); the caller holds the lock."""
         try:
             lib = ctypes.CDLL(self.library, mode=os.RTLD_LOCAL)
         except OSError as exc:
             raise EngineUnavailable(f"libespeak-ng would not load: {exc}") from exc
         chunks: list[bytes] = []
+        room = [max_samples]
 
         def collect(wav: ctypes._Pointer[ctypes.c_short], count: int, events: int) -> int:
             # the last call has count 0 (and no samples)
+            left = room[0]
             if count > 0:
-                chunks.append(ctypes.string_at(wav, count * 2))
-            return 0  # go on
+                taken = count if left is None else min(count, left)
+                chunks.append(ctypes.string_at(wav, taken * 2))
+                if left is not None:
+                    room[0] = left - taken
+            return 1 if room[0] == 0 else 0  # 1: stop synthesising
 
         callback = _Callback(collect)
         try:

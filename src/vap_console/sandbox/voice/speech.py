@@ -40,6 +40,9 @@ CHANNELS = 1
 FRAME_MS = 20
 FRAME_BYTES = SAMPLE_RATE * SAMPLE_WIDTH * FRAME_MS // 1000  # 960
 CACHE_BYTES = 32 * 1024 * 1024
+# The longest utterance: what /v1/tts's default max_new_tokens (2048) allows at 80 ms a token
+# (voice/tts.py), about a third more than 2,000 characters of ordinary prose take.
+MAX_SECONDS = 2048 * 0.08
 
 ESPEAK = "espeak-ng"
 TONES = "tones"
@@ -50,24 +53,29 @@ log = logging.getLogger("vap_console.sandbox.speech")
 _UP, _DOWN = 160, 147
 
 
-def synthesize(text: str, *, voice: str = "default", f0_up_key: float = 0.0) -> bytes:
+def synthesize(text: str, *, voice: str = "default", f0_up_key: float = 0.0,
+               max_seconds: float = MAX_SECONDS) -> bytes:
     """PCM s16le, 24 kHz, mono, of ``text`` spoken by ``voice`` (a catalog preset such as
     ``speaker_2`` or ``siya``, ``muga``/``default``, or a mulberry description), its pitch moved
-    by ``f0_up_key`` semitones. Blocks: from async code use ``synthesize_async``."""
-    key = (text, voice, float(f0_up_key))
+    by ``f0_up_key`` semitones, at most ``max_seconds`` long. Blocks: from async code use
+    ``synthesize_async``."""
+    key = (text, voice, float(f0_up_key), float(max_seconds))
     pcm = _recent.get(key)
     if pcm is None:
         with _lock:
             pcm = _recent.get(key)
             if pcm is None:
-                pcm = _render(text, voice, float(f0_up_key))
+                pcm = _render(text, voice, float(f0_up_key), max(0.0, float(max_seconds)))
                 _recent.put(key, pcm)
     return pcm
 
 
-async def synthesize_async(text: str, *, voice: str = "default", f0_up_key: float = 0.0) -> bytes:
-    """``synthesize`` on a worker thread, so the event loop keeps serving while eSpeak works."""
-    return await anyio.to_thread.run_sync(functools.partial(synthesize, text, voice=voice, f0_up_key=f0_up_key))
+async def synthesize_async(text: str, *, voice: str = "default", f0_up_key: float = 0.0,
+                           max_seconds: float = MAX_SECONDS) -> bytes:
+    """``synthesize`` on a worker thread, so the event loop keeps serving while eSpeak works. A
+    cancelled caller returns at once; the thread finishes into the cache."""
+    work = functools.partial(synthesize, text, voice=voice, f0_up_key=f0_up_key, max_seconds=max_seconds)
+    return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
 
 
 def engine() -> str:
@@ -136,15 +144,18 @@ def _fall_back(reason: str) -> None:
                 "(install espeakng-loader for real speech)", reason)
 
 
-def _render(text: str, voice: str, f0_up_key: float) -> bytes:
+def _render(text: str, voice: str, f0_up_key: float, max_seconds: float) -> bytes:
+    most = int(max_seconds * SAMPLE_RATE) * SAMPLE_WIDTH
     espeak = _loaded()
     if espeak is not None:
         utterance, spoken = plan(text, voice, f0_up_key)
+        # one native sample more than the cap needs: the resampler's last output leans on it
+        native = math.ceil(max_seconds * NATIVE_RATE) + 1
         try:
-            return resample_to_24k(espeak.render(utterance, spoken))
+            return resample_to_24k(espeak.render(utterance, spoken, native))[:most]
         except EngineUnavailable as exc:
             _fall_back(str(exc))
-    return tones(text)
+    return tones(text)[:most]
 
 
 def tones(text: str) -> bytes:
@@ -201,17 +212,17 @@ class _Recent:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.size = 0
-        self.items: OrderedDict[tuple[str, str, float], bytes] = OrderedDict()
+        self.items: OrderedDict[tuple[str, str, float, float], bytes] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: tuple[str, str, float]) -> bytes | None:
+    def get(self, key: tuple[str, str, float, float]) -> bytes | None:
         with self.lock:
             pcm = self.items.get(key)
             if pcm is not None:
                 self.items.move_to_end(key)
             return pcm
 
-    def put(self, key: tuple[str, str, float], pcm: bytes) -> None:
+    def put(self, key: tuple[str, str, float, float], pcm: bytes) -> None:
         if len(pcm) > self.limit:
             return
         with self.lock:

@@ -9,15 +9,18 @@ sounds the same on every run and different voices are told apart by ear.
 - any other voice string is a mulberry *description*: a woman or a man by its words, slower or
   brisker by its words, and a pitch picked from a hash of the whole description.
 
-The language comes from the text's script: Devanagari is read as Hindi, the other Indic scripts
+Characters of other scripts, emoji and symbols are skipped (``speakable``). The language comes
+from the text's script: Devanagari is read as Hindi, the other Indic scripts
 of mulberry-1.6 in their languages, Latin script (English, romanised Hinglish) as English.
 ``f0_up_key`` moves the pitch by about three of eSpeak's pitch steps per semitone (approximate).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
+import string
 import unicodedata
 from dataclasses import replace
 
@@ -59,10 +62,27 @@ _SCRIPTS = {
     "TAMIL": "ta", "TELUGU": "te", "KANNADA": "kn", "MALAYALAM": "ml",
 }
 
+_SPOKEN_SCRIPTS = {"LATIN", *_SCRIPTS}
+_PUNCTUATION = set(string.punctuation) | set("।॥‘’“”–—…")
+
 _FEMALE_WORDS = re.compile(r"\b(woman|women|female|girl|lady|she|her)\b", re.IGNORECASE)
 _MALE_WORDS = re.compile(r"\b(man|men|male|boy|gentleman|he|his)\b", re.IGNORECASE)
 _SLOW_WORDS = re.compile(r"\b(slow|slowly|calm|relaxed|soothing)\b", re.IGNORECASE)
 _FAST_WORDS = re.compile(r"\b(fast|quick|brisk|upbeat|lively|energetic)\b", re.IGNORECASE)
+
+
+def speakable(text: str) -> str:
+    """``text`` with every character the engine would only name (emoji, symbols, scripts the
+    catalog does not speak) turned into a space: eSpeak reads "😀" as a phrase, and 2,000 such
+    characters as several minutes of names."""
+    return "".join(char if _kept(char) else " " for char in text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept(char: str) -> bool:
+    if char.isspace() or char.isdigit() or char in _PUNCTUATION:
+        return True
+    return unicodedata.name(char, "").split(" ")[0] in _SPOKEN_SCRIPTS
 
 
 def language_of(text: str) -> str:
@@ -95,7 +115,7 @@ def _description(voice: str) -> tuple[str, int, int]:
 def plan(text: str, voice: str, f0_up_key: float = 0.0) -> tuple[Utterance, str]:
     """The eSpeak settings for ``text`` in ``voice`` and the text eSpeak should read."""
     tone, spoken = split_tone(text)
-    spoken = _EVENT.sub(lambda m: _EVENT_WORDS.get(m.group(1).lower(), " "), spoken)
+    spoken = speakable(_EVENT.sub(lambda m: _EVENT_WORDS.get(m.group(1).lower(), " "), spoken))
     if voice in _PRESETS:
         variant, pitch = _PRESETS[voice]
         rate = 165
