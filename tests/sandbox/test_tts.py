@@ -136,9 +136,11 @@ async def test_the_text_is_at_most_2000_characters(client: httpx.AsyncClient, sa
 
 
 async def test_a_text_with_nothing_to_say_is_a_400(client: httpx.AsyncClient) -> None:
-    response = await client.post("/v1/tts", json={"text": "[happy] <laugh> 😀🎉"})
+    response = await client.post("/v1/tts", json={"text": "[happy] 😀🎉 <wink> !!"})
     assert error_of(response) == (400, "invalid_request")
     assert locs(response) == {"body.text"}
+    # a known event is said (as an interjection)
+    wav_of(await client.post("/v1/tts", json={"text": "[happy] <laugh>"}))
 
 
 async def test_speech_is_charged_per_character_on_the_ledger(client: httpx.AsyncClient, sandbox_app) -> None:

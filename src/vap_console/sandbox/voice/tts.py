@@ -36,7 +36,7 @@ from vap_console.sandbox.endpoints import TTS_NUMBER_RANGES
 from vap_console.sandbox.problems import FieldProblems, Problem, whole
 from vap_console.sandbox.state import Account, LedgerEntry
 from vap_console.sandbox.voice import speech
-from vap_console.sandbox.voice.voices import speakable, split_tone
+from vap_console.sandbox.voice.voices import plan
 from vap_console.sandbox.wire import account_of, read_json, sandbox_of
 
 TEXT_MAX = 2000
@@ -54,7 +54,6 @@ PRICE_PER_1K = {"muga": NANOS, "mulberry": NANOS // 2, "mulberry-1.6": NANOS // 
 SECONDS_PER_TOKEN = 0.08
 
 _TAG = re.compile(r"\[([^\[\]]*)\]")
-_EVENT = re.compile(r"<[^<>]*>")
 _SAMPLING = [name for name in TTS_NUMBER_RANGES if name != "f0_up_key"]
 _live_ids = itertools.count(1)
 
@@ -181,8 +180,8 @@ def check_synthesis(body: Any, *, model: str | None = None) -> Synthesis:
         voice = description
     else:
         voice = str(speaker or DEFAULT_SPEAKER[model])
-    _, rest = split_tone(text)
-    if not any(c.isalnum() for c in speakable(_EVENT.sub(" ", rest))):
+    # What the engine would read (tone tag off, events as interjections, symbols and emoji out).
+    if not any(c.isalnum() for c in plan(text, voice, f0)[1]):
         raise Problem(400, "invalid_request", "The text has nothing the sandbox can speak.", details=[{
             "loc": "body.text", "message": "has nothing to speak once its tags, symbols and emoji are taken out"}])
     tokens = limits.get("max_new_tokens") or TTS_DEFAULTS["max_new_tokens"]
