@@ -106,3 +106,15 @@ def test_resampling_keeps_a_ramp_a_ramp():
     # sample j of the output sits at 22 050-Hz position j·147/160: on a ramp of slope 10, 9.1875 j
     assert all(abs(value - 9.1875 * j) <= 1 for j, value in enumerate(out[:-2]))
     assert speech.resample_to_24k(b"") == b""
+
+
+def test_no_voice_or_tone_clips():
+    line = "Namaste! Aapka appointment kal subah das baje confirm ho gaya hai. Haan ji, bilkul!"
+    hindi = "नमस्ते, आपका ऑर्डर कल सुबह तक आपके घर पहुँच जाएगा।"
+    said = [speech.synthesize(f"[{tone}] {line}", voice="muga")
+            for tone in ("neutral", "happy", "sad", "excited", "angry", "whisper")]
+    said += [speech.synthesize(text, voice=voice)
+             for voice in ("speaker_1", "speaker_2", "speaker_3", "speaker_4", "ira", "aisha", "siya", "zoya")
+             for text in (line, hindi)]
+    # full scale is 32767: a peak there is a flattened, crackling wave
+    assert max(max(map(abs, samples(pcm))) for pcm in said) < 31_000

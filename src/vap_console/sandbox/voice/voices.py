@@ -41,19 +41,22 @@ _PRESETS: dict[str, tuple[str, int]] = {
     "zoya": ("f4", 70),
 }
 
+# eSpeak's loudness (its default is 100): its loudest voices then peak near full scale, and a
+# louder tone would clip; 80 leaves them headroom.
+VOLUME = 80
 # tone: (pitch change, words a minute, intonation range, volume, variant or None to keep the voice's)
 _TONES: dict[str, tuple[int, int, int, int, str | None]] = {
-    "neutral": (0, 165, 50, 100, None),
-    "happy": (8, 180, 75, 110, None),
-    "sad": (-8, 135, 20, 90, None),
-    "excited": (14, 200, 95, 120, None),
-    "angry": (-2, 185, 85, 140, None),
-    "whisper": (0, 150, 40, 130, "whisperf"),
+    "neutral": (0, 165, 50, VOLUME, None),
+    "happy": (8, 180, 75, VOLUME + 6, None),
+    "sad": (-8, 135, 20, VOLUME - 8, None),
+    "excited": (14, 200, 95, VOLUME + 12, None),
+    "angry": (-2, 185, 85, VOLUME + 16, None),
+    "whisper": (0, 150, 40, VOLUME + 16, "whisperf"),
 }
 assert set(_TONES) == set(MUGA_TONES), "every tone of the catalog has a delivery"
 
 _EVENT_WORDS = {"laugh": " ha ha! ", "chuckle": " heh. ", "sigh": " hmm. "}
-_LEADING_TAG = re.compile(r"^\s*\[([A-Za-z_]+)\]\s*")
+_LEADING_TAG = re.compile(r"^\s*\[\s*([A-Za-z_]+)\s*\]\s*")
 _EVENT = re.compile(r"<([A-Za-z_]+)>")
 
 # The first letter of one of these scripts decides the language.
@@ -121,7 +124,7 @@ def plan(text: str, voice: str, f0_up_key: float = 0.0) -> tuple[Utterance, str]
         rate = 165
     else:
         variant, pitch, rate = _description(voice)
-    utterance = Utterance(f"{language_of(spoken)}+{variant}", pitch=pitch, rate=rate)
+    utterance = Utterance(f"{language_of(spoken)}+{variant}", pitch=pitch, rate=rate, volume=VOLUME)
     if tone is not None:
         change, rate, spread, volume, tone_variant = _TONES[tone]
         utterance = replace(
