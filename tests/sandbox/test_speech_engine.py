@@ -13,6 +13,7 @@ import pytest
 
 from vap_console.sandbox.voice import speech
 from vap_console.sandbox.voice.espeak import EngineUnavailable
+from vap_console.sandbox.voice.voices import plan
 
 SENTENCE = "Hello, this is the sandbox speaking. Your appointment is on Tuesday at four thirty."
 
@@ -118,3 +119,27 @@ def test_no_voice_or_tone_clips():
              for text in (line, hindi)]
     # full scale is 32767: a peak there is a flattened, crackling wave
     assert max(max(map(abs, samples(pcm))) for pcm in said) < 31_000
+
+
+def test_a_stream_comes_a_sentence_at_a_time_and_joins_to_the_whole():
+    text = "[whisper] Pehli baat sun lijiye. Doosri baat bhi zaroori hai! Aur teesri?"
+
+    async def chunks() -> list[bytes]:
+        return [pcm async for pcm in speech.synthesize_stream(text, voice="muga")]
+
+    got = asyncio.run(chunks())
+    assert len(got) == 3
+    assert b"".join(got) == speech.synthesize(text, voice="muga")
+    # each sentence keeps the text's tone
+    assert got[2] == speech.synthesize("[whisper] Aur teesri?", voice="muga")
+    assert got[2] != speech.synthesize("Aur teesri?", voice="muga")
+
+
+def test_sentences_said_apart_last_as_long_as_the_text_said_at_once():
+    text = "Namaste, and thank you for calling. Your appointment is on Tuesday! Please come early. Okay?"
+    joined = speech.duration(speech.synthesize(text, voice="siya"))
+    espeak = speech.make_engine()
+    utterance, spoken = plan(text, "siya")
+    at_once = len(speech.resample_to_24k(espeak.render(utterance, spoken))) / 48_000
+    # each sentence ends with a sentence's pause, as it does inside the text
+    assert joined == pytest.approx(at_once, abs=0.05)

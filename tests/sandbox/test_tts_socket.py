@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 
 import httpx
@@ -230,3 +231,29 @@ async def test_the_socket_holds_a_slot_and_a_full_account_is_refused(http, setti
         for ws in (a, b, c, d):
             await ws.send(json.dumps({"type": "close"}))
     await until_active(http, 0)
+
+
+async def test_the_first_audio_comes_before_the_rest_of_the_text_is_made(http, settings, monkeypatch) -> None:
+    release = threading.Event()
+    real = speech.synthesize_sentence
+    made = []
+
+    def second_waits(text: str, **kwargs) -> bytes:
+        if made:
+            assert release.wait(WAIT), "the test never let the second sentence be made"
+        made.append(text)
+        return real(text, **kwargs)
+
+    monkeypatch.setattr(speech, "synthesize_sentence", second_waits)
+    text = "The first sentence is said at once. The second one waits for the test."
+    async with connect(mint(http)) as ws:
+        await ws.send(json.dumps({"text": text}))
+        assert await frame(ws) == {"type": "queued", "queue_depth": 0}
+        first = await frame(ws)
+        assert isinstance(first, bytes)  # while the second sentence is not made yet
+        assert made == ["The first sentence is said at once."]
+        release.set()
+        _, rest, _ = await utterance(ws)
+    assert len(made) == 2
+    monkeypatch.undo()
+    assert first + rest == speech.synthesize(text, voice="speaker_1")

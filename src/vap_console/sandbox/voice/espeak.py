@@ -28,6 +28,9 @@ _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _INITIALIZE_DONT_EXIT = 0x8000
 _POS_CHARACTER = 1
 _CHARS_UTF8 = 1
+# A sentence's closing pause after the text's last sentence too: speech is made a sentence at a
+# time, and without it the sentences would run into each other.
+_END_PAUSE = 0x1000
 # espeak_PARAMETER
 _RATE, _VOLUME, _PITCH, _RANGE = 1, 2, 3, 4
 
@@ -120,7 +123,7 @@ class Espeak:
             encoded = text.encode("utf-8") + b"\0"
             lib.espeak_Synth.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int,
                                          ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
-            status = lib.espeak_Synth(encoded, len(encoded), 0, _POS_CHARACTER, 0, _CHARS_UTF8, None, None)
+            status = lib.espeak_Synth(encoded, len(encoded), 0, _POS_CHARACTER, 0, _CHARS_UTF8 | _END_PAUSE, None, None)
             if status != 0:
                 raise EngineUnavailable(f"libespeak-ng refused to synthesise (status {status})")
             lib.espeak_Terminate()

@@ -9,9 +9,12 @@ If the library cannot be loaded or will not start, the sandbox says so in one wa
 ``vap_console.sandbox.speech`` logger and speaks with the placeholder tone engine instead (a short
 tone per word): the endpoints keep working, only the audio is not words.
 
-eSpeak is not thread-safe, so one lock serialises synthesis, and it blocks for about a second per
-minute of speech: async callers use ``synthesize_async`` (a worker thread), never ``synthesize``
-on the event loop. Recent results are kept (``CACHE_BYTES`` in all), since the sandbox's agents
+Speech is made a sentence at a time, each sentence on its own (``sentences``), so a stream can
+start after one sentence's work (``synthesize_stream``); eSpeak closes each with a sentence's
+pause, so the joined sentences last as long as the text said at once. eSpeak is not thread-safe,
+so one lock serialises synthesis, and it blocks for about a second per minute of speech: async
+callers use ``synthesize_async`` or ``synthesize_stream`` (worker threads), never ``synthesize``
+on the event loop. Recent sentences are kept (``CACHE_BYTES`` in all), since the sandbox's agents
 repeat their lines.
 """
 
@@ -21,18 +24,19 @@ import functools
 import io
 import logging
 import math
+import re
 import struct
 import sys
 import threading
 import wave
 from array import array
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import anyio.to_thread
 
 from vap_console.sandbox.voice.espeak import NATIVE_RATE, EngineUnavailable, Espeak
-from vap_console.sandbox.voice.voices import plan
+from vap_console.sandbox.voice.voices import plan, split_tone
 
 SAMPLE_RATE = 24_000
 SAMPLE_WIDTH = 2
@@ -49,6 +53,10 @@ TONES = "tones"
 
 log = logging.getLogger("vap_console.sandbox.speech")
 
+# Speech is made a sentence at a time (so a stream's first audio comes after one sentence's work):
+# a sentence ends at . ! ? or a danda, followed by white space.
+_SENTENCE_END = re.compile(r"(?<=[.!?।॥])\s+")
+
 # 24 000 / 22 050 = 160 / 147: every 147 input samples make 160 output samples.
 _UP, _DOWN = 160, 147
 
@@ -58,16 +66,16 @@ def synthesize(text: str, *, voice: str = "default", f0_up_key: float = 0.0,
     """PCM s16le, 24 kHz, mono, of ``text`` spoken by ``voice`` (a catalog preset such as
     ``speaker_2`` or ``siya``, ``muga``/``default``, or a mulberry description), its pitch moved
     by ``f0_up_key`` semitones, at most ``max_seconds`` long. Blocks: from async code use
-    ``synthesize_async``."""
-    key = (text, voice, float(f0_up_key), float(max_seconds))
-    pcm = _recent.get(key)
-    if pcm is None:
-        with _lock:
-            pcm = _recent.get(key)
-            if pcm is None:
-                pcm = _render(text, voice, float(f0_up_key), max(0.0, float(max_seconds)))
-                _recent.put(key, pcm)
-    return pcm
+    ``synthesize_async`` (or ``synthesize_stream``, a sentence at a time)."""
+    left = _samples(max_seconds)
+    out = bytearray()
+    for piece in sentences(text):
+        if left <= 0:
+            break
+        pcm = synthesize_sentence(piece, voice=voice, f0_up_key=f0_up_key, max_samples=left)
+        left -= len(pcm) // SAMPLE_WIDTH
+        out += pcm
+    return bytes(out)
 
 
 async def synthesize_async(text: str, *, voice: str = "default", f0_up_key: float = 0.0,
@@ -76,6 +84,46 @@ async def synthesize_async(text: str, *, voice: str = "default", f0_up_key: floa
     cancelled caller returns at once; the thread finishes into the cache."""
     work = functools.partial(synthesize, text, voice=voice, f0_up_key=f0_up_key, max_seconds=max_seconds)
     return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+
+
+async def synthesize_stream(text: str, *, voice: str = "default", f0_up_key: float = 0.0,
+                            max_seconds: float = MAX_SECONDS) -> AsyncIterator[bytes]:
+    """``synthesize``'s audio a sentence at a time, each made on a worker thread: the first comes
+    after one sentence's work, not the whole text's. Joined, the same bytes as ``synthesize``."""
+    left = _samples(max_seconds)
+    for piece in sentences(text):
+        if left <= 0:
+            return
+        work = functools.partial(synthesize_sentence, piece, voice=voice, f0_up_key=f0_up_key, max_samples=left)
+        pcm = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        left -= len(pcm) // SAMPLE_WIDTH
+        yield pcm
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` as the sentences it is spoken in, each with the text's leading tone tag."""
+    tone, rest = split_tone(text)
+    parts = [part for part in _SENTENCE_END.split(rest.strip()) if part]
+    if not parts:
+        return [text]
+    return [f"[{tone}] {part}" if tone else part for part in parts]
+
+
+def synthesize_sentence(text: str, *, voice: str, f0_up_key: float, max_samples: int) -> bytes:
+    """One sentence, at most ``max_samples`` long, from the cache when it was said lately."""
+    key = (text, voice, float(f0_up_key), max_samples)
+    pcm = _recent.get(key)
+    if pcm is None:
+        with _lock:
+            pcm = _recent.get(key)
+            if pcm is None:
+                pcm = _render(text, voice, float(f0_up_key), max_samples)
+                _recent.put(key, pcm)
+    return pcm
+
+
+def _samples(seconds: float) -> int:
+    return round(max(0.0, float(seconds)) * SAMPLE_RATE)
 
 
 def engine() -> str:
@@ -144,13 +192,13 @@ def _fall_back(reason: str) -> None:
                 "(install espeakng-loader for real speech)", reason)
 
 
-def _render(text: str, voice: str, f0_up_key: float, max_seconds: float) -> bytes:
-    most = int(max_seconds * SAMPLE_RATE) * SAMPLE_WIDTH
+def _render(text: str, voice: str, f0_up_key: float, max_samples: int) -> bytes:
+    most = max_samples * SAMPLE_WIDTH
     espeak = _loaded()
     if espeak is not None:
         utterance, spoken = plan(text, voice, f0_up_key)
         # one native sample more than the cap needs: the resampler's last output leans on it
-        native = math.ceil(max_seconds * NATIVE_RATE) + 1
+        native = math.ceil(max_samples * NATIVE_RATE / SAMPLE_RATE) + 1
         try:
             return resample_to_24k(espeak.render(utterance, spoken, native))[:most]
         except EngineUnavailable as exc:
@@ -212,17 +260,17 @@ class _Recent:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.size = 0
-        self.items: OrderedDict[tuple[str, str, float, float], bytes] = OrderedDict()
+        self.items: OrderedDict[tuple[str, str, float, int], bytes] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: tuple[str, str, float, float]) -> bytes | None:
+    def get(self, key: tuple[str, str, float, int]) -> bytes | None:
         with self.lock:
             pcm = self.items.get(key)
             if pcm is not None:
                 self.items.move_to_end(key)
             return pcm
 
-    def put(self, key: tuple[str, str, float, float], pcm: bytes) -> None:
+    def put(self, key: tuple[str, str, float, int], pcm: bytes) -> None:
         if len(pcm) > self.limit:
             return
         with self.lock:

@@ -8,9 +8,10 @@ and ``{"type": "close"}`` (the server closes with 1000).
 
 Server → client: ``{"type": "queued", "queue_depth": n}`` for each synthesis frame taken (n
 utterances are ahead of it), then the utterance's audio as binary frames of raw PCM s16le 24 kHz
-mono, then ``{"type": "done", "audio_duration": s, "rtf": r}``; ``{"type": "error", "message"}``
-for a frame that breaks a rule (the socket stays open); ``{"type": "timeout", "message"}`` and a
-1000 close after ``idle_seconds`` with nothing asked and nothing being spoken.
+mono, made a sentence at a time (the first frame comes after one sentence's work), then
+``{"type": "done", "audio_duration": s, "rtf": r}``; ``{"type": "error", "message"}`` for a frame
+that breaks a rule (the socket stays open); ``{"type": "timeout", "message"}`` and a 1000 close
+after ``idle_seconds`` with nothing asked and nothing being spoken.
 
 Sandbox choices (docs/sandbox-voice.md "Speech synthesis"): one utterance in flight at a time,
 the rest queued in order; the socket holds one of the account's concurrent slots while it is
@@ -272,21 +273,30 @@ class _Stream:
 
     async def _stream(self, synthesis: Synthesis) -> None:
         started = time.monotonic()
-        pcm = await speech.synthesize_async(synthesis.text, voice=synthesis.voice, f0_up_key=synthesis.f0_up_key,
-                                            max_seconds=synthesis.max_seconds)
         size = self.settings.frame_bytes
         seconds_per_frame = size / (speech.SAMPLE_RATE * speech.SAMPLE_WIDTH)
-        for index, at in enumerate(range(0, len(pcm), size)):
-            if self.settings.pace:
-                # Each frame is due at its own instant, so a late wake-up does not slow the rest.
-                due = started + index * seconds_per_frame * self.settings.pace
-                await asyncio.sleep(max(0.0, due - time.monotonic()))
-            await self._send_bytes(pcm[at:at + size])
-        audio = speech.duration(pcm)
+        sent, pending = 0, b""
+        sentences = speech.synthesize_stream(synthesis.text, voice=synthesis.voice, f0_up_key=synthesis.f0_up_key,
+                                             max_seconds=synthesis.max_seconds)
+        async for pcm in sentences:
+            pending += pcm
+            while len(pending) >= size:
+                await self._send_frame(pending[:size], started, sent, seconds_per_frame)
+                pending, sent = pending[size:], sent + 1
+        if pending:
+            await self._send_frame(pending, started, sent, seconds_per_frame)
+        audio = (sent * size + len(pending)) / (speech.SAMPLE_RATE * speech.SAMPLE_WIDTH)
         elapsed = time.monotonic() - started
         charge(self.minted.account, synthesis, self.sandbox.now())
         await self._send({"type": "done", "audio_duration": round(audio, 3),
                           "rtf": round(elapsed / audio, 3) if audio else 0.0})
+
+    async def _send_frame(self, data: bytes, started: float, index: int, seconds_per_frame: float) -> None:
+        if self.settings.pace:
+            # Each frame is due at its own instant, so a late wake-up does not slow the rest.
+            due = started + index * seconds_per_frame * self.settings.pace
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+        await self._send_bytes(data)
 
     async def _stop_speaking(self) -> None:
         task, self.speaking = self.speaking, None
