@@ -257,3 +257,17 @@ async def test_the_first_audio_comes_before_the_rest_of_the_text_is_made(http, s
     assert len(made) == 2
     monkeypatch.undo()
     assert first + rest == speech.synthesize(text, voice="speaker_1")
+
+
+async def test_a_client_that_leaves_mid_utterance_frees_its_slot_and_pays_nothing(http, settings, live_sandbox) -> None:
+    settings.pace = 1.0
+    account = live_sandbox.state.account(by_name("agent"))
+    before = account.balance()
+    async with connect(mint(http)) as ws:
+        await ws.send(json.dumps({"text": " ".join([LINE] * 4)}))
+        await frame(ws)
+        assert isinstance(await frame(ws), bytes)
+        await until_active(http, 1)
+    # the client closed without a close frame, mid-utterance
+    await until_active(http, 0)
+    assert account.balance() == before

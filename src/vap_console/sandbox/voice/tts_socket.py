@@ -265,11 +265,18 @@ class _Stream:
             self.speaking = asyncio.create_task(self._speak(self.queue.popleft()))
 
     async def _speak(self, synthesis: Synthesis) -> None:
-        # the client may go away mid-utterance: the reader reports the disconnect
-        with contextlib.suppress(*_GONE):
-            await self._stream(synthesis)
-        # Not reached when cancelled: a cancel or close already took the utterance off.
-        self.inbox.put_nowait(_FINISHED)
+        cancelled = False
+        try:
+            # the client may go away mid-utterance: the reader reports the disconnect
+            with contextlib.suppress(*_GONE):
+                await self._stream(synthesis)
+        except asyncio.CancelledError:
+            cancelled = True  # a cancel or close already took the utterance off
+            raise
+        finally:
+            # however else it ended, the loop must hear of it, or it would never time out
+            if not cancelled:
+                self.inbox.put_nowait(_FINISHED)
 
     async def _stream(self, synthesis: Synthesis) -> None:
         started = time.monotonic()
