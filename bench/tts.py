@@ -23,9 +23,10 @@ import httpx
 from bench._table import print_table
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import VirtualClock
+from vap_console.sandbox.keys import by_name
 from vap_console.sandbox.voice import speech
 
-KEY = {"Authorization": "Bearer rk_test_agent0000000000000000000"}
+KEY = {"Authorization": f"Bearer {by_name('agent').key}"}
 PROSE = ("Namaste, and thank you for calling the clinic. Your appointment with Doctor Mehta is confirmed "
          "for Tuesday at four thirty in the afternoon. Please arrive ten minutes early and bring your "
          "previous prescriptions. If you need to reschedule, reply to this message or call us back. ")

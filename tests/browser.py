@@ -3,8 +3,8 @@
 The page draws the terminal on a canvas, so its text is not in the DOM. The test reads xterm.js's
 own buffer instead: textual.js keeps its terminal object in a closure, so the copy served to the
 test browser is changed by one statement that also hands that object to `window` (nothing in the
-server changes). Requests to anything but the server are refused: the page asks a web font
-service for a font, and a test must depend neither on the network nor on its speed.
+server changes). Requests to anything but the server are refused, and counted: the page must ask
+for none, and a test must depend neither on the network nor on its speed.
 """
 
 from __future__ import annotations
@@ -62,9 +62,17 @@ class WebServer:
                                      env={**os.environ, **(env or {})})
         assert self.proc.stdout is not None
         self.url = self.proc.stdout.readline().strip()  # the one URL, or "" when it failed
-        if not self.url.startswith("http://"):
+        if not self.url.startswith(("http://", "https://")):
             self.stop()
             raise RuntimeError(f"vap web did not start: {self.stderr_text()}")
+
+    @property
+    def origin(self) -> str:
+        """http://HOST:PORT, the page's own origin: what a browser sends as Origin from it."""
+        return "/".join(self.url.split("/")[:3])
+
+    def ws_url(self, width: int = 80, height: int = 24) -> str:
+        return self.url.replace("http://", "ws://") + f"ws?width={width}&height={height}"
 
     def stderr_text(self) -> str:
         assert self.proc.stderr is not None
@@ -109,14 +117,27 @@ def browser_page(width: int = 1280, height: int = 800) -> Iterator[Any]:
             browser.close()
 
 
-def open_console(page: Any, url: str) -> None:
+class Opened:
+    """What the page did on its way: requests it made to other hosts (refused), and what the
+    browser refused under the page's Content-Security-Policy."""
+
+    def __init__(self) -> None:
+        self.foreign: list[str] = []
+        self.refused: list[str] = []
+
+
+def open_console(page: Any, url: str) -> Opened:
     """Open the console's URL with the test build of textual.js and no requests leaving the machine."""
     origin = url.split("/", 3)[:3]
     server = "/".join(origin)
+    opened = Opened()
+    page.on("console", lambda message: opened.refused.append(message.text)
+            if "Content Security Policy" in message.text else None)
 
     def route(request_route: Any) -> None:
         request = request_route.request
         if not request.url.startswith(server):
+            opened.foreign.append(request.url)
             request_route.abort()
         elif request.url.endswith("/static/js/textual.js"):
             response = request_route.fetch()
@@ -128,6 +149,7 @@ def open_console(page: Any, url: str) -> None:
 
     page.route("**/*", route)
     page.goto(url)
+    return opened
 
 
 def screen_text(page: Any) -> str:

@@ -53,16 +53,16 @@ def test_each_start_makes_a_fresh_secret() -> None:
 
 def test_past_the_cap_a_tab_is_told_and_nothing_starts_then_ctrl_c_ends_every_console() -> None:
     server = WebServer("--sandbox", "--max-consoles", "1")
-    ws_url = server.url.replace("http://", "ws://") + "ws?width=80&height=24"
+    ws_url, page = server.ws_url(), {"Origin": server.origin}
 
     async def scenario() -> str:
         async with aiohttp.ClientSession() as session:
-            first = await session.ws_connect(ws_url)
+            first = await session.ws_connect(ws_url, headers=page)
             deadline = time.monotonic() + 60
             while len(server.children()) != 1:  # the first tab's console
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.05)
-            second = await session.ws_connect(ws_url)
+            second = await session.ws_connect(ws_url, headers=page)
             said = b""
             async for message in second:
                 if message.type == aiohttp.WSMsgType.BINARY:
@@ -77,3 +77,19 @@ def test_past_the_cap_a_tab_is_told_and_nothing_starts_then_ctrl_c_ends_every_co
 
     said = asyncio.run(scenario())
     assert "1 consoles are already open" in said and "--max-consoles" in said
+
+
+def test_allow_remote_says_at_start_that_the_link_travels_in_clear_text() -> None:
+    server = WebServer("--sandbox", "--allow-remote")
+    assert server.stop() == 0
+    said = server.stderr_text()
+    assert "plain HTTP" in said and "clear text" in said
+    assert "network you trust" in said and "TLS proxy" in said and "--origin" in said
+
+
+def test_a_tls_proxy_origin_must_be_https_scheme_and_host_only() -> None:
+    for wrong in ("http://console.example", "https://console.example/path", "https://u:p@console.example",
+                  "console.example"):
+        result = vap_web("--sandbox", "--origin", wrong)
+        assert result.returncode == 2 and result.stdout == "", wrong
+        assert len(result.stderr.splitlines()) == 1 and "--origin" in result.stderr and "https://" in result.stderr

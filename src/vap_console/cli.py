@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--port", type=int, default=8000, help="port to listen on (0: a free one)")
     web.add_argument("--allow-remote", action="store_true", help="allow a host other than loopback")
     web.add_argument("--max-consoles", type=int, default=4, help="consoles (tabs) running at once")
+    web.add_argument("--origin", metavar="https://NAME",
+                     help="the address browsers use when a TLS proxy in front serves this one "
+                          "(the proxy passes the browser's Host header)")
 
     rental = sub.add_parser("rental", help="rental commands for scripts")
     rental_sub = rental.add_subparsers(dest="rental_command", parser_class=_Parser, required=True)
@@ -137,7 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from vap_console.web import web_main
 
             return web_main(sandbox=args.web_sandbox or args.sandbox, profile=profile, host=args.host,
-                            port=args.port, allow_remote=args.allow_remote, max_consoles=args.max_consoles)
+                            port=args.port, allow_remote=args.allow_remote, max_consoles=args.max_consoles,
+                            origin=args.origin)
         if args.command == "rental":
             from vap_console import watch
 

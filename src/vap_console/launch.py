@@ -6,6 +6,7 @@ person sees at most one line about it, never a traceback.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sys
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
+# Set by `vap web` for each console it serves: the console then acts on its one profile only (no
+# adding, switching or removing profiles, no key typed into a browser).
+IN_BROWSER = "VAP_IN_BROWSER"
 
 
 def _say(message: str) -> None:
@@ -96,6 +100,8 @@ def _run_on_profile(profile: str | None) -> int:
     from vap_console.tui.settings import Settings
 
     store = KeyStore()
+    if os.environ.get(IN_BROWSER) == "1":
+        return _run_in_browser(store, profile)
     try:
         # No usable key (none stored, a stored one the server refuses, or the keyring failing):
         # a login screen, not an error.
@@ -107,6 +113,26 @@ def _run_on_profile(profile: str | None) -> int:
         _say("no API key entered: run `vap login`, set VAP_API_KEY, or try `vap --sandbox`")
         return EXIT_FAILURE
     return _run(profile_console(store, creds, Settings.load()))
+
+
+def _run_in_browser(store: KeyStore, profile: str | None) -> int:
+    """The console `vap web` serves: on the profile's stored key or none. No login screen: a key
+    typed into the page could cross a network in clear text, and the page may be anyone's."""
+    from vap_console.credentials import CredentialsInputError, KeyringUnavailable, ProfilesFileError
+    from vap_console.tui.settings import Settings
+
+    try:
+        creds = store.resolve(profile)
+    except (CredentialsInputError, ProfilesFileError, KeyringUnavailable) as exc:
+        _say(str(exc))
+        return EXIT_FAILURE
+    if not creds.usable:
+        _say(f"profile {creds.profile!r} has no usable key: run `vap login --profile {creds.profile}` "
+             "on the machine serving this page")
+        return EXIT_FAILURE
+    app = profile_console(store, creds, Settings.load())
+    app.in_browser = True
+    return _run(app)
 
 
 def profile_console(store: KeyStore, creds: ResolvedCredentials, settings: Settings | None = None) -> VapApp:

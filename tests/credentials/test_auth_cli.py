@@ -106,7 +106,7 @@ def test_first_login_offers_the_public_base_url(memory_keyring, xdg_dirs, capsys
 
 
 @pytest.mark.parametrize(("key", "url", "words"), [
-    ("rk_test_agent0000000000000000000", "https://silk-api.rumik.ai", "sandbox test key"),
+    ("rk_test_0000000000000000000agent", "https://silk-api.rumik.ai", "sandbox test key"),
     ("sk_sandbox_agent", "https://silk-api.rumik.ai", "sandbox test key"),
     ("rk_live_abcdefghijklmnopqrstuvwx", "http://127.0.0.1:8787", "live key"),
 ])
@@ -119,7 +119,7 @@ def test_a_key_that_does_not_fit_the_host_gets_one_line(memory_keyring, capsys, 
 
 
 def test_a_key_that_fits_the_host_gets_no_warning(memory_keyring, capsys) -> None:
-    auth_cli.login(None, "http://127.0.0.1:8787", stdin=Pipe("rk_test_agent0000000000000000000\n"),
+    auth_cli.login(None, "http://127.0.0.1:8787", stdin=Pipe("rk_test_0000000000000000000agent\n"),
                    verify=lambda u, k: None)
     assert "warning" not in capsys.readouterr().err
 

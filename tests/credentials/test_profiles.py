@@ -69,7 +69,7 @@ def test_adding_again_updates_the_url_without_duplicating(tmp_path: Path) -> Non
         ("https://", "no host"),
         ("https://user:hunter2@api.example.com", "must not contain a user name or password"),
         ("https://api.example.com/?token=abc", "query"),
-        ("http://api.example.com", "must use https:// for a remote host"),
+        ("http://api.example.com", r"http:// is only for 127.0.0.0/8, \[::1\] or localhost"),
         ("https://api.example.com:notaport", "not a valid URL"),
     ],
 )

@@ -33,9 +33,12 @@ def test_the_console_in_a_browser_shows_numbers_then_tools(tmp_path: Path) -> No
     server = WebServer("--sandbox")
     try:
         with browser_page() as page:
-            open_console(page, server.url)
+            opened = open_console(page, server.url)
             wait_for_text(page, "+912285502345")  # a seeded rental's row
             screen = wait_for_text(page, "Chennai")  # the last row: all of them are drawn
+            # Everything came from the server (no font service), and the page's policy refused
+            # nothing it needs: its scripts, styles and the websocket ('self').
+            assert opened.foreign == [] and opened.refused == []
             assert "Numbers" in screen
             assert len(server.children()) == 1  # this tab's console
             # The README's picture is written by `make screenshots`; a plain test run leaves the

@@ -8,8 +8,9 @@ import re
 import httpx
 import pytest
 
+from vap_console.masking import visible_tail
 from vap_console.sandbox.calls import CALL_HOLD_SECONDS
-from vap_console.sandbox.keys import KEYS, SANDBOX_KEYS, by_name
+from vap_console.sandbox.keys import KEYS, SANDBOX_KEYS, by_name, padded_after_key
 
 from .conftest import auth, error_of
 
@@ -28,6 +29,13 @@ def test_keys_have_the_live_keys_shape_and_the_old_names_still_work() -> None:
     for key in KEYS:
         assert re.fullmatch(r"rk_test_[A-Za-z0-9]{24}", key.key), key.key
         assert SANDBOX_KEYS[key.legacy] is SANDBOX_KEYS[key.key]
+        assert SANDBOX_KEYS[padded_after_key(key.name)] is SANDBOX_KEYS[key.key]
+
+
+def test_two_sandbox_keys_masked_to_their_last_4_can_be_told_apart() -> None:
+    # Profiles show keys masked to their last 4 characters; "…0000" for every sandbox key said nothing.
+    tails = [visible_tail(key.key) for key in KEYS]
+    assert len(set(tails)) == len(KEYS), tails
 
 
 async def test_the_old_key_name_reaches_the_same_account(sandbox_transport: httpx.ASGITransport) -> None:

@@ -70,3 +70,41 @@ async def test_keys_are_per_api_key(client: httpx.AsyncClient) -> None:
         headers={**headers, "Authorization": "Bearer sk_sandbox_verified"},
     )
     assert a.status_code == b.status_code == 201 and "Idempotent-Replayed" not in b.headers
+
+
+class LoseFirstAnswer(httpx.AsyncBaseTransport):
+    """The first POST reaches the sandbox and takes effect; its answer is lost on the way back."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.posts = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST":
+            self.posts += 1
+            if self.posts == 1:
+                await (await self.inner.handle_async_request(request)).aread()
+                raise httpx.ReadError("connection reset by peer")
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_lost_web_call_asked_again_under_its_key_is_the_first_call_in_one_slot(
+    sandbox_app, sandbox_transport: httpx.ASGITransport,
+) -> None:
+    import pytest
+
+    from vap_console.api import VapClient, errors
+
+    account = sandbox_app.state.sandbox.account(SANDBOX_KEYS["sk_sandbox_agent"])
+    agent = next(a for a in account.agents.values() if a.deployed)
+    async with VapClient("http://sandbox", "sk_sandbox_agent", transport=LoseFirstAnswer(sandbox_transport)) as c:
+        with pytest.raises(errors.OutcomeUnknown) as lost:
+            await c.start_webcall(agent.handle)
+        assert lost.value.maybe_applied and lost.value.idempotency_key
+        assert (await c.agent_limits()).active_requests == 1  # it did start
+        again = await c.start_webcall(agent.handle, idempotency_key=lost.value.idempotency_key)
+        assert (again.call_id, again.room_name) == (account.webcalls[0]["callId"], account.webcalls[0]["roomName"])
+        assert len(account.webcalls) == 1 and (await c.agent_limits()).active_requests == 1
+        # A new key is a new call, in a second slot.
+        assert (await c.start_webcall(agent.handle)).call_id != again.call_id
+        assert (await c.agent_limits()).active_requests == 2

@@ -69,10 +69,14 @@ def test_every_route_of_the_sandbox_is_an_operation_and_extensions_are_marked(
     for key, op in ops.items():
         assert op.get("x-sandbox-extension", False) is (key not in SPEC_OPERATIONS), key
         assert op["operationId"] and op["responses"], key
-        has_example = any("example" in media for r in op["responses"].values()
+        has_example = any("example" in media or "examples" in media for r in op["responses"].values()
                           for media in r.get("content", {}).values())
-        assert has_example or key[0] == "delete" or key[1] == "/openapi.json", key
-        if key[1] != "/openapi.json":
+        # Answered without a key: the two documents and a recording (its signed URL is the credential).
+        open_op = key[1] in ("/openapi.json", "/asyncapi.json", "/sandbox/recordings/{call_id}")
+        assert has_example or key[0] == "delete" or open_op, key
+        if open_op:
+            assert op["security"] == [], key
+        else:
             assert {"401", "403", "429"} <= set(op["responses"]), key
             assert "security" not in op  # the document's bearer applies
     assert document["security"] == [{"bearer": []}]
@@ -211,3 +215,55 @@ async def test_every_post_states_the_idempotency_key_and_what_a_reused_key_answe
     assert again.status_code == 409 and again.json()["code"] == "idempotency_key_reused"
     schema = posts["/v1/tools"]["responses"]["409"]["content"]["application/json"]["schema"]
     validator(document, schema).validate(again.json())
+
+
+VOICE_OPERATIONS = {
+    ("post", "/v1/calls"): "[T]", ("get", "/v1/calls/{call_id}"): "[T]", ("get", "/v1/sip-trunks/{trunk_id}"): "[T]",
+    ("post", "/v1/sip-trunks"): "sandbox", ("get", "/v1/agents/{agent_ref}/versions"): "[T]",
+    ("get", "/sandbox/recordings/{call_id}"): "[T]", ("post", "/v1/register-call"): "[R]",
+    ("post", "/v1/tts"): "[R]", ("post", "/v1/tts/ws-connect"): "[R]", ("get", "/asyncapi.json"): "sandbox",
+}
+
+
+def test_the_voice_operations_are_described_with_their_source() -> None:
+    # Described whether or not this build serves them (register-call and speech have their own modules).
+    whole = build_document(only_served=False)
+    validate(whole)
+    ops = operations(whole)
+    for key, source in VOICE_OPERATIONS.items():
+        assert ops[key]["x-sandbox-extension"] is True and ops[key]["x-source"].startswith(source), key
+    assert ("get", "/v1/calls") not in ops  # no list of calls is published: none is invented
+    record = whole["components"]["schemas"]["CallRecord"]
+    assert {"id", "status", "durationSeconds", "endReason", "creditsCharged", "transcript", "recordingUrl",
+            "summary"} <= set(record["required"])
+    assert all(record["properties"][f]["x-sandbox-extension"] for f in ("kind", "createdAt", "startedAt", "endedAt"))
+    assert ops[("get", "/sandbox/recordings/{call_id}")]["security"] == []
+
+
+async def test_call_trunk_and_version_answers_validate_against_the_document(
+    sandbox_transport: httpx.ASGITransport, sandbox_clock: Any, document: dict[str, Any]
+) -> None:
+    async with httpx.AsyncClient(transport=sandbox_transport, base_url="http://sandbox", headers=auth()) as client:
+        agent = next(a for a in (await client.get("/v1/agents")).json()["items"] if a["deployed"])
+        trunk = (await client.post("/v1/sip-trunks", json={"phoneNumber": "+912071230000",
+                                                           "terminationUri": "sip:x.example.com"})).json()
+        placed = await client.post("/v1/calls", json={"agentId": agent["id"], "toNumber": "+919812340001",
+                                                      "fromTrunkId": trunk["id"]})
+        web = (await client.post("/v1/webcall", json={"agentId": agent["id"]})).json()
+        answers = [("CallAccepted", placed.json()), ("SipTrunk", trunk),
+                   ("Page_AgentVersion_", (await client.get(f"/v1/agents/{agent['id']}/versions")).json())]
+        for seconds in (0, 5, 10, 200):
+            sandbox_clock.advance(seconds)
+            for call_id in (placed.json()["callId"], web["callId"]):
+                answers.append(("CallRecord", (await client.get(f"/v1/calls/{call_id}")).json()))
+    assert {a["status"] for name, a in answers if name == "CallRecord"} >= {"calling", "in_progress", "completed",
+                                                                           "expired"}
+    for name, answer in answers:
+        validator(document, {"$ref": f"#/components/schemas/{name}"}).validate(answer)
+    for op in operations(build_document(only_served=False)).values():
+        for response in op["responses"].values():
+            for media in response.get("content", {}).values():
+                for example in media.get("examples", {}).values():
+                    validator(document, media["schema"]).validate(example["value"])
+                if "example" in media:
+                    validator(build_document(only_served=False), media["schema"]).validate(media["example"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,11 +50,14 @@ class Vap:
     capsys: Any
     key: str = "sk_sandbox_agent"
     sent: list[str] = field(default_factory=list)
+    # Wraps the transport between the client and the sandbox (a lost answer, say); None: nothing.
+    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
 
     def session(self, *, terminal: bool = False, key: str | None = None) -> Session:
         store = KeyStore(profiles=ProfileStore(self.tmp),
                          env={"VAP_API_KEY": key or self.key, "VAP_BASE_URL": BASE_URL})
-        transport = Counting(httpx.ASGITransport(app=self.app), self.sent)
+        inner: httpx.AsyncBaseTransport = httpx.ASGITransport(app=self.app)
+        transport = Counting(self.wrap(inner) if self.wrap else inner, self.sent)
         return Session(
             client_factory=lambda url, k: VapClient(url, k, transport=transport, sleep=no_wait),
             keystore=store, terminal_out=terminal, terminal_in=terminal,

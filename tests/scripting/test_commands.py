@@ -163,8 +163,9 @@ def test_webcall_with_yes_says_the_cost_and_prints_the_answer(vap: Vap) -> None:
     assert vap.sent.count("POST /v1/webcall") == 1
 
 
-def test_webcall_on_a_draft_is_refused_once(vap: Vap) -> None:
+def test_webcall_on_a_draft_says_so_and_sends_nothing(vap: Vap) -> None:
     ref = next(a["id"] for a in vap.api("GET", "/v1/agents")["items"] if a.get("deployed") is False)
     result = vap("agents", "webcall", ref, "--yes")
-    assert result.code == 1 and "agent_not_deployed" in result.err
-    assert vap.sent.count("POST /v1/webcall") == 1
+    assert result.code == 1 and "is a draft: a draft takes no calls" in result.err
+    assert "Deploy it first" in result.err and "Nothing was sent" in result.err
+    assert vap.sent.count("POST /v1/webcall") == 0 and result.out == ""

@@ -289,6 +289,36 @@ def fill_login(login: Screen, profile: str, base_url: str, key: str) -> None:
 Steps = Callable[[Pilot], Awaitable[None]]
 
 
+class LoseFirstCallAnswer(httpx.AsyncBaseTransport):
+    """The first POST /v1/webcall reaches the server, which starts the call, and its answer is
+    lost on the way back (the connection resets); every Idempotency-Key sent is kept."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.keys: list[str | None] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path == "/v1/webcall":
+            self.keys.append(request.headers.get("Idempotency-Key"))
+            if len(self.keys) == 1:
+                response = await self.inner.handle_async_request(request)
+                await response.aread()
+                raise httpx.ReadError("connection reset by peer")
+        return await self.inner.handle_async_request(request)
+
+
+async def _web_call_asked_again(pilot: Pilot) -> None:
+    """A web call whose answer was lost, then Retry: the question before asking again."""
+    from vap_console.tui.screens.webcall import WebCallConfirm
+
+    await pilot.press("w")
+    await until(pilot, lambda: isinstance(pilot.app.screen, WebCallConfirm))
+    await pilot.press("y")
+    await settle(pilot, expect_failed_workers=True)
+    await click(pilot, "#banner-retry")
+    await until(pilot, lambda: isinstance(pilot.app.screen, WebCallConfirm))
+
+
 async def _nothing(pilot: Pilot) -> None:
     return None
 
@@ -339,9 +369,11 @@ class Scene:
     steps: Steps = _nothing
     api_key: str = DEFAULT_KEY
     empty: set[str] = field(default_factory=set)
+    transport_wrapper: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None
 
     def build(self) -> Console:
-        return build_console(start_screen=self.start, api_key=self.api_key, empty=self.empty)
+        return build_console(start_screen=self.start, api_key=self.api_key, empty=self.empty,
+                             transport_wrapper=self.transport_wrapper)
 
     async def run(self, pilot: Pilot) -> None:
         await settle(pilot)
@@ -370,7 +402,8 @@ SCENES.update({
     "create_agent_dialog": Scene("templates", _create_agent),
     "webcall_confirm": Scene("agents", keys("w")),
     "webcall_dialog": Scene("agents", keys("w", "y")),
-    "agent_draft_refused": Scene("agents", keys("down", "down", "w", "y")),
+    "agent_draft_refused": Scene("agents", keys("down", "down", "w")),
+    "webcall_ask_again": Scene("agents", _web_call_asked_again, transport_wrapper=LoseFirstCallAnswer),
     "delete_agent_confirm": Scene("agents", keys("d")),
     "keys_help": Scene("tools", keys("question_mark")),
     "rental": Scene("numbers", keys("down", "down", "down", "enter")),  # the active rental

@@ -18,6 +18,7 @@ from tests.tui.console_scenes import (
     quiet,
     run_from_palette,
     settle,
+    until,
     web_call,
 )
 from vap_console.sandbox.state import VariableRecord
@@ -330,11 +331,14 @@ async def test_web_call_masks_the_token_and_copies_it_whole() -> None:
         assert copied == [token, console.account.webcalls[-1]["roomName"]]
 
 
-async def test_web_call_on_undeployed_agent_shows_banner_with_retry() -> None:
+async def test_web_call_refused_as_not_deployed_shows_banner_with_retry() -> None:
     console = build_console(start_screen="agents")
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        table(console.app).move_to_key(next(a.id for a in console.account.agents.values() if not a.deployed))
+        # Made a draft after the list loaded: the list still says deployed, so w asks and sends.
+        agent = next(a for a in console.account.agents.values() if a.deployed)
+        agent.deployed = False
+        table(console.app).move_to_key(agent.id)
         await web_call(pilot)
         assert isinstance(console.app.screen, AgentsScreen)
         banner = console.app.screen.query_one(Banner)
@@ -510,7 +514,7 @@ def test_no_snapshot_shows_the_api_key_or_a_whole_web_call_token() -> None:
     for shot in shots:
         svg = shot.read_text(encoding="utf-8")
         assert DEFAULT_KEY not in svg and "sk_sandbox" not in svg, shot.name
-    webcall = next(s for s in shots if "webcall" in s.name).read_text(encoding="utf-8")
+    webcall = next(s for s in shots if "webcall_dialog" in s.name).read_text(encoding="utf-8")
     assert "••••" in webcall
 
 
@@ -622,3 +626,57 @@ async def test_an_unknown_theme_in_config_is_reported_and_the_default_kept(tmp_p
         await settle(pilot)
         assert console.app.theme == "textual-dark"
         assert any("no-such-theme" in n.message for n in console.app._notifications)
+
+
+@pytest.mark.parametrize("area", ["tools", "agents"])
+async def test_after_a_delete_the_cursor_rests_on_the_row_that_followed(area: str) -> None:
+    # It went to the top: someone deleting several rows in turn lost their place each time.
+    console = build_console(start_screen=area)
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows = table(console.app)
+        deletable = [k for k in rows.keys
+                     if k not in {t.id for t in console.account.tools.values() if t.is_default}]
+        doomed, following = deletable[1], rows.keys[rows.keys.index(deletable[1]) + 1]
+        rows.move_to_key(doomed)
+        await pilot.press("d")
+        await settle(pilot)
+        assert isinstance(console.app.screen, Confirm)
+        await pilot.press("y")
+        await settle(pilot)
+        assert doomed not in table(console.app).keys
+        assert table(console.app).cursor_key == following
+
+
+async def test_a_click_on_the_top_line_offers_every_area_and_goes_to_the_one_clicked() -> None:
+    # Mouse users had no way to change area: the number keys only.
+    console = build_console(start_screen="numbers")
+    async with console.app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.click("StatusBar")
+        await settle(pilot)
+        menu = console.app.screen.query_one("#area-menu")
+        labels = [str(menu.get_option_at_index(i).prompt) for i in range(menu.option_count)]
+        assert [label.split()[1] for label in labels] == [
+            "Numbers", "Tools", "Variables", "Voices", "Templates", "Agents", "Profiles"]
+        tools_line = menu.content_region.y + 1  # the second option, on the line after the first
+        await pilot.click(offset=(menu.region.x + 2, tools_line))
+        await settle(pilot)
+        assert console.app.current_mode == "tools"
+        assert "Tools" in str(console.app.screen.query_one("StatusBar").render())
+
+
+async def test_a_rentals_own_screen_keeps_the_top_line_with_profile_and_connection() -> None:
+    # The rental screen had no top line: which profile and server it was on, and whether the
+    # server answered, vanished while a rental was followed.
+    from vap_console.tui.screens.rental import RentalScreen
+
+    console = build_console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(console.app.screen, RentalScreen))
+        await until(pilot, lambda: bool(console.app.screen.query("StatusBar")))
+        line = str(console.app.screen.query_one("StatusBar").render())
+        assert "Numbers › rental" in line
+        assert console.app.profile_label in line and "online" in line

@@ -51,16 +51,18 @@ async def test_a_banner_clears_when_the_next_action_works_and_retry_repeats_the_
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         banner = console.app.screen.query_one(Banner)
-        table(console.app).move_to_key(agent_id(console, "Meera"))
+        # Arjun made a draft after the list loaded: the list says deployed, the server refuses.
+        console.account.agents[agent_id(console, "Arjun")].deployed = False
+        table(console.app).move_to_key(agent_id(console, "Arjun"))
         await web_call(pilot)
         assert "agent_not_deployed" in banner.message
-        # Retry pressed with Kabir highlighted asks again for Meera's call (a billed call is never
+        # Retry pressed with Kabir highlighted asks again for Arjun's call (a billed call is never
         # started without a yes), and fails the same way.
         table(console.app).move_to_key(agent_id(console, "Kabir"))
         await settle(pilot)
         await click(pilot, "#banner-retry")
         await until(pilot, lambda: isinstance(console.app.screen, WebCallConfirm))
-        assert "Meera" in plain(console.app.screen.query_one(".dialog-title", Static))
+        assert "Arjun" in plain(console.app.screen.query_one(".dialog-title", Static))
         assert console.account.webcalls == []
         await pilot.press("y")
         await settle(pilot, expect_failed_workers=True)
@@ -81,9 +83,9 @@ async def test_escape_clears_a_banner() -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         table(console.app).move_to_key(agent_id(console, "Meera"))
-        await web_call(pilot)
         banner = console.app.screen.query_one(Banner)
-        assert "agent_not_deployed" in banner.message
+        await pilot.press("w")  # a draft: the banner says so and how to deploy it
+        await until(pilot, lambda: "is a draft" in banner.message)
         await pilot.press("escape")
         await settle(pilot)
         assert banner.message == ""

@@ -82,7 +82,7 @@ async def test_every_bad_field_is_named_with_its_rule_and_nothing_changes() -> N
         await press_save(pilot)
         screen = app.login
         assert "profile name 'bad name'" in text(screen, "#profile-error")
-        assert "must use https:// for a remote host" in text(screen, "#base-url-error")
+        assert "http:// is only for 127.0.0.0/8, [::1] or localhost" in text(screen, "#base-url-error")
         assert "API key: must be one word" in text(screen, "#key-error")
         assert screen.query_one("#profile", Input).value == "bad name"
         assert screen.query_one("#key", Input).value == "two words"
@@ -294,7 +294,7 @@ async def test_a_key_that_does_not_fit_the_host_is_warned_about_as_typed() -> No
     app = Host(login_screen(MemoryKeyring(), profile="work"))
     async with app.run_test(size=(100, 40)) as pilot:
         screen = app.login
-        await pilot.press(*"rk_test_agent0000000000000000000")
+        await pilot.press(*"rk_test_0000000000000000000agent")
         await quiet(pilot)
         warning = text(screen, "#key-warning")
         assert "sandbox test key" in warning and "silk-api.rumik.ai" in warning and "0000" not in warning

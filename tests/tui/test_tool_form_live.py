@@ -3,6 +3,7 @@ asks before creating a tool with unknown placeholders and says what lies below t
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Static
 
 from tests.tui.console_scenes import build_console, settle, until
@@ -92,3 +93,25 @@ async def test_a_long_form_says_what_lies_below_until_it_is_scrolled_there() -> 
         form.query_one("#f-config-outputs").focus()
         await settle(pilot)
         await until(pilot, lambda: not note.display)
+
+
+@pytest.mark.parametrize("size", [SIZE, (80, 24)])
+async def test_the_count_of_fields_to_fix_follows_them_as_they_are_put_right(size) -> None:
+    # "2 fields need fixing" stayed up, saying 2, after both were right.
+    from vap_console.tui.widgets.banner import Banner
+
+    console = build_console(start_screen="tools")
+    async with console.app.run_test(size=size) as pilot:
+        await settle(pilot)
+        form = await open_tool_form(pilot)
+        form.query_one("#f-config-url", Input).value = "https://crm.example/x"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        banner = form.query_one(Banner)
+        assert banner.message == "2 fields need fixing before the tool can be created."
+        form.query_one("#f-name", Input).value = "lookup_order"
+        await settle(pilot)
+        assert banner.message == "1 field needs fixing before the tool can be created."
+        form.query_one("#f-description", Input).value = "Looks an order up"
+        await settle(pilot)
+        assert banner.message == ""

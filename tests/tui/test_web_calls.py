@@ -12,7 +12,7 @@ import httpx
 from rich.console import Console as RichConsole
 from textual.widgets import Button, Input, Static
 
-from tests.tui.console_scenes import build_console, click, settle, until, web_call
+from tests.tui.console_scenes import LoseFirstCallAnswer, build_console, click, settle, until, web_call
 from vap_console.sandbox.keys import by_name
 from vap_console.tui.screens.agent_dialog import CreateAgentScreen
 from vap_console.tui.screens.agents import AgentsScreen
@@ -147,7 +147,7 @@ async def test_agent_start_failed_is_offered_as_a_retry_not_done_behind_the_pers
 
 
 async def test_drafts_are_shown_explained_and_deployed_on_the_sandbox() -> None:
-    console, _ = recorded()
+    console, sent = recorded()
     app = console.app
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -156,16 +156,36 @@ async def test_drafts_are_shown_explained_and_deployed_on_the_sandbox() -> None:
         states = {rows(app).row_text(i)[0]: rows(app).row_text(i)[4] for i in range(rows(app).row_count)}
         assert states["Meera – EMI Reminders"] == "draft" and states["Kabir – Feedback Calls"] == "deployed"
         rows(app).move_to_key(meera)
-        await web_call(pilot)
+        # A draft takes no calls: w says so and how to deploy it, asks nothing and sends nothing.
+        await pilot.press("w")
+        await until(pilot, lambda: "is a draft" in banner(app))
+        await settle(pilot)
+        assert not isinstance(app.screen, WebCallConfirm)
         message = banner(app)
-        assert "agent_not_deployed" in message and "Deploy it in the dashboard" in message
-        assert "D deploys it" in message and "Unexpected" not in message
+        assert "Meera – EMI Reminders is a draft" in message and "nothing was started" in message
+        assert "press D to deploy it here" in message
+        assert sent.count("POST /v1/webcall") == 0
         await pilot.press("D")
         await until(pilot, lambda: console.account.agents[meera].deployed)
         await settle(pilot)
         assert rows(app).row_text(rows(app).keys.index(meera))[4] == "deployed"
         await web_call(pilot)
         assert isinstance(app.screen, WebCallScreen)
+
+
+async def test_w_on_a_draft_of_a_real_service_points_to_the_dashboard_and_sends_nothing() -> None:
+    console, sent = recorded()
+    console.app.on_sandbox = False
+    app = console.app
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows(app).move_to_key(agent_id(console, "Meera"))
+        await pilot.press("w")
+        await until(pilot, lambda: "is a draft" in banner(app))
+        await settle(pilot)
+        assert "deploy it in the dashboard" in banner(app) and "press D" not in banner(app)
+        assert not isinstance(app.screen, WebCallConfirm)
+        assert sent.count("POST /v1/webcall") == 0
 
 
 async def test_deploy_is_offered_only_on_the_sandbox() -> None:
@@ -327,3 +347,41 @@ async def test_a_call_being_started_is_never_cut_off_by_another_w() -> None:
         made[0].release.set()
         await until(pilot, lambda: isinstance(app.screen, WebCallScreen))
         assert len(console.account.webcalls) == 1
+
+
+async def test_retry_after_a_lost_answer_shows_the_first_call_and_takes_no_second_slot() -> None:
+    made: list[LoseFirstCallAnswer] = []
+    console = build_console(start_screen="agents",
+                            transport_wrapper=lambda inner: made.append(LoseFirstCallAnswer(inner)) or made[-1])
+    app = console.app
+    count = lambda: plain(app.screen.query_one("#list-count", Static))  # noqa: E731
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows(app).move_to_key(agent_id(console, "Kabir"))
+        await web_call(pilot)
+        assert isinstance(app.screen, AgentsScreen)
+        message = banner(app)
+        assert "outcome_unknown" in message and "running and billing now" in message
+        assert len(console.account.webcalls) == 1  # started, its answer lost
+        await until(pilot, lambda: "1/4 in use" in count())
+        await click(pilot, "#banner-retry")
+        await until(pilot, lambda: isinstance(app.screen, WebCallConfirm))
+        question = screen_text(app)
+        assert "Ask again for the web call with Kabir – Feedback Calls?" in question
+        assert "that call may already be running and billing" in question
+        assert "Call slots: 1/4 in use; the first try, if it is running, is one of them" in question
+        assert "a server that does not starts a second call, billed" in question
+        assert made[0].keys == made[0].keys[:1]  # nothing sent before the yes
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, WebCallScreen))
+        first = console.account.webcalls[0]
+        assert plain(app.screen.query_one("#value-call", Static)).strip() == first["callId"]
+        assert plain(app.screen.query_one("#value-room", Static)).strip() == first["roomName"]
+        assert len(console.account.webcalls) == 1
+        assert made[0].keys[0] is not None and made[0].keys == [made[0].keys[0]] * 2
+        await pilot.press("escape")
+        await until(pilot, lambda: "1/4 in use" in count())
+        # Once the call's credentials are shown, the next w is a new call with a key of its own.
+        await web_call(pilot)
+        assert isinstance(app.screen, WebCallScreen) and len(console.account.webcalls) == 2
+        assert made[0].keys[2] != made[0].keys[0]

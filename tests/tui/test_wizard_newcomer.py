@@ -4,7 +4,7 @@ good English, numbers in E.164, the review without empty search filters."""
 from __future__ import annotations
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Input
 
 from tests.tui.wizard_host import (
     click,
@@ -81,3 +81,48 @@ async def test_a_typed_number_has_no_search_line_in_the_review(make_host):
         await to_review(pilot, wizard, number="912272401010")
         review = str(wizard.query_one("#review").content)
         assert review.splitlines()[0] == "Number  +912272401010" and "found" not in review
+
+
+async def test_the_examples_the_number_step_shows_are_numbers_the_sandbox_stocks(make_host):
+    # A newcomer on `make demo` types what the placeholders suggest: the digits find numbers, and
+    # the example number goes on to the requirements (4567 and +918045670001 found nothing).
+    app = make_host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = wizard_of(app)
+        pattern = wizard.query_one("#pattern", Input)
+        number = wizard.query_one("#number", Input)
+        digits = pattern.placeholder.removeprefix("e.g. ")
+        example = number.placeholder.rsplit("e.g. ", 1)[1]
+        await pick_from_search(pilot, wizard, digits)
+        found = [str(row.value) for row in wizard.query_one("#results", DataTable).rows]
+        assert found and all(digits in n for n in found)
+        set_value(wizard, "number", example)
+        await next_step(pilot, wizard, "requirements")
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+async def test_the_fix_banner_follows_the_marked_fields_and_goes_when_none_is_left(make_host, size):
+    # "Fix before going on: …" went on naming a field already put right.
+    from tests.tui.wizard_host import fill_end_user
+
+    app = make_host()
+    async with app.run_test(size=size) as pilot:
+        wizard = wizard_of(app)
+        set_value(wizard, "number", "912272401010")
+        await next_step(pilot, wizard, "requirements")
+        await next_step(pilot, wizard, "enduser")
+        await fill_end_user(pilot, wizard)
+        set_value(wizard, "eu-email", "not an email")
+        set_value(wizard, "eu-name", "")
+        await quiet(pilot)
+        await pilot.press("pagedown")
+        await quiet(pilot)
+        assert wizard.step == "enduser"
+        assert wizard.banner.message.startswith("Fix before going on: ")
+        assert "(and 1 more marked below)" in wizard.banner.message
+        set_value(wizard, "eu-email", "ops@acme.example")
+        await until(pilot, lambda: "more marked" not in wizard.banner.message)
+        assert wizard.banner.message.startswith("Fix before going on: ")
+        set_value(wizard, "eu-name", "Acme Telecom Pvt Ltd")
+        await until(pilot, lambda: wizard.banner.message == "")
+        assert wizard.step == "enduser"

@@ -58,6 +58,7 @@ from vap_console.api.models import (
 from vap_console.api.pieces import validate_in_pieces
 from vap_console.api.rental import ProgressCallback, RentalApplication, RequestBody
 from vap_console.api.sending import Sender, Sleep
+from vap_console.cleartext import RULE, is_this_machine
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -109,6 +110,11 @@ class VapClient:
             raise ValueError(
                 f"base_url must be an http:// or https:// address, got {base_url.strip()!r}"
             )
+        # The key goes in a header: over a network without TLS only to this machine. An in-process
+        # transport (a test's, the sandbox's ASGI one) sends nothing over a network at all.
+        over_network = transport is None or isinstance(transport, httpx.AsyncHTTPTransport)
+        if url.scheme == "http" and over_network and not is_this_machine(url.host):
+            raise ValueError(f"base_url {base_url.strip()!r}: {RULE}")
         if not api_key or not api_key.strip():
             raise ValueError("api_key is required")
         if not is_header_safe(api_key.strip()):

@@ -49,3 +49,36 @@ class Submission:
     @property
     def key(self) -> str | None:
         return self._key or None
+
+
+class BilledStarts:
+    """One Idempotency-Key per thing a billed start is asked for (a web call with one agent),
+    kept across the person's retries until an answer says what happened.
+
+    A start whose answer was lost (``maybe_applied``) may be running and billing: the next ask for
+    the same thing goes out under the same key, so a server that honours it answers with the
+    first start instead of beginning a second. A success forgets the key (the next ask is a new
+    start); so does a refusal when no earlier try is in doubt, since the server said nothing
+    started and a server that keeps refusals per key would keep refusing."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, str] = {}
+        self._in_doubt: set[str] = set()
+
+    def key_for(self, what: str) -> str:
+        """The key to send this start with: the kept one, or a new one."""
+        return self._keys.setdefault(what, new_idempotency_key())
+
+    def in_doubt(self, what: str) -> bool:
+        """An earlier start of this thing got no usable answer: it may be running."""
+        return what in self._in_doubt
+
+    def failed(self, what: str, *, maybe_applied: bool) -> None:
+        if maybe_applied:
+            self._in_doubt.add(what)
+        elif what not in self._in_doubt:
+            self._keys.pop(what, None)
+
+    def succeeded(self, what: str) -> None:
+        self._keys.pop(what, None)
+        self._in_doubt.discard(what)

@@ -8,8 +8,9 @@ and so that a key is never sent in clear text to a remote host.
 from __future__ import annotations
 
 import re
-from ipaddress import ip_address
 from urllib.parse import urlsplit
+
+from vap_console.cleartext import RULE, is_this_machine
 
 DEFAULT_PROFILE = "default"
 # The public service's base URL (its paths carry /v1; the base is given without it), which
@@ -21,7 +22,6 @@ LIVE_KEY_PREFIX = "rk_live_"
 SANDBOX_KEY_PREFIXES = ("rk_test_", "sk_sandbox_")
 
 _PROFILE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_LOOPBACK_NAMES = {"localhost"}
 
 
 class CredentialsInputError(ValueError):
@@ -36,15 +36,6 @@ def check_profile_name(name: str) -> str:
             "starting with a letter or digit"
         )
     return name
-
-
-def _is_loopback(host: str) -> bool:
-    if host in _LOOPBACK_NAMES or host.endswith(".localhost"):
-        return True
-    try:
-        return ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_base_url(url: str) -> str:
@@ -69,10 +60,9 @@ def check_base_url(url: str) -> str:
         raise CredentialsInputError(f"base URL for host {host!r}: must not contain a user name or password")
     if parts.query or parts.fragment:
         raise CredentialsInputError(f"base URL {url!r}: must not have a query or fragment")
-    if parts.scheme == "http" and not _is_loopback(host):
-        raise CredentialsInputError(
-            f"base URL {url!r}: must use https:// for a remote host (the API key travels in a header)"
-        )
+    if parts.scheme == "http" and not is_this_machine(host):
+        # The key travels in a header: in clear text over http://, to wherever the name resolves.
+        raise CredentialsInputError(f"base URL {url!r}: {RULE}")
     netloc = host if ":" not in host else f"[{host}]"
     if port is not None:
         netloc += f":{port}"
@@ -94,7 +84,7 @@ def key_host_warning(key: str, base_url: str) -> str | None:
     host = urlsplit(base_url.strip()).hostname or ""
     if not host:
         return None
-    local = _is_loopback(host)
+    local = is_this_machine(host)
     if key.startswith(SANDBOX_KEY_PREFIXES) and not local:
         return (f"warning: this is a sandbox test key (rk_test_…), but {host} is not a local sandbox; "
                 "it will be refused there: use a live key (rk_live_…) from the dashboard")

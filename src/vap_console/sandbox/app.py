@@ -16,11 +16,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from vap_console.sandbox import calls, endpoints, phone_numbers
 from vap_console.sandbox.clock import Clock, SystemClock, VirtualClock
 from vap_console.sandbox.faults import FaultInjector, Faults
-from vap_console.sandbox.gateway import Gateway, Idempotency, RateLimiter, monotonic_timer
+from vap_console.sandbox.gateway import RECORDINGS_PREFIX, Gateway, Idempotency, RateLimiter, monotonic_timer
 from vap_console.sandbox.openapi import DOCUMENT_PATH, openapi_document
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import SandboxState
-from vap_console.sandbox.voice import tts, tts_socket
+from vap_console.sandbox.voice import agent_versions, outbound, recordings, trunks, tts, tts_socket
+from vap_console.sandbox.voice.asyncapi import ASYNCAPI_PATH, asyncapi_document
 from vap_console.sandbox.wire import JSON_BODY_MAX
 
 _HTTP_CODES = {
@@ -112,6 +113,15 @@ def _routes() -> list[BaseRoute]:
         WebSocketRoute("/v1/tts/ws/{request_id}", tts_socket.speech_socket),
         # Sandbox only: the dashboard's Deploy button of the real service.
         Route("/sandbox/agents/{agent_ref}/deploy", calls.deploy_agent, methods=["POST"]),
+        # Calls, trunks and versions (sandbox/voice/, docs/sandbox-voice.md "Calls and trunks").
+        Route(ASYNCAPI_PATH, asyncapi_document, methods=["GET"]),
+        Route("/v1/calls", outbound.place_call, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/calls/{call_id}", outbound.get_call, methods=["GET"]),
+        Route("/v1/sip-trunks", trunks.register_trunk, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/sip-trunks/{trunk_id}", trunks.get_trunk, methods=["GET"]),
+        Route("/v1/agents/{agent_ref}/versions", agent_versions.list_versions, methods=["GET"]),
+        # Sandbox only: where a call's signed recordingUrl points; no key (the signature is one).
+        Route(RECORDINGS_PREFIX + "{call_id}", recordings.get_recording, methods=["GET"]),
     ]
 
 

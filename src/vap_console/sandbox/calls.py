@@ -4,6 +4,9 @@ them (reference/real-service.md), plus the sandbox-only way to deploy an agent.
 A web call holds one of the account's slots from the moment it is answered until the participant
 leaves the room. Nobody ever joins a sandbox room (nothing listens at MEDIA_HOST), so a call
 holds its slot for CALL_HOLD_SECONDS of the sandbox clock, as a room nobody joins is closed.
+Its call record (``GET /v1/calls/{callId}``) says so: ``calling`` until then, then ``expired`` with
+endReason ``no_participant``, billed for the hold from the moment it was answered, as the real
+service bills a web call (sandbox/voice/call_records.py).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import Account, AgentRecord
+from vap_console.sandbox.voice.call_records import CALLING, EXPIRED, CallRecord, Step, bill
 from vap_console.sandbox.wire import account_of, read_json, sandbox_of
 
 MEDIA_HOST = "wss://media.sandbox.invalid"
@@ -36,8 +40,12 @@ def find_agent_or_404(account: Account, ref: str) -> AgentRecord:
 
 
 def active_calls(account: Account, now: datetime) -> int:
-    """Slots in use: web calls whose rooms are still open, and speech being made (live_speech)."""
-    return sum(1 for call in account.webcalls if call["endsAt"] > now) + len(account.live_speech)
+    """Slots in use at ``now``: web calls still held, the other calls (outbound, socket) that
+    have not ended, and speech being made (``live_speech``)."""
+    web = sum(1 for call in account.webcalls if call["endsAt"] > now)
+    return web + sum(1 for call in account.calls.values()
+                     if isinstance(call, CallRecord) and call.kind != "web" and call.holds_slot(now)) \
+        + len(account.live_speech)
 
 
 async def agent_limits(request: Request) -> Response:
@@ -105,4 +113,8 @@ async def start_webcall(request: Request) -> Response:
     account.webcalls.append({
         "agentId": agent.id, **session, "startedAt": now, "endsAt": now + timedelta(seconds=CALL_HOLD_SECONDS),
     })
+    record = CallRecord(id=call_id, agent_id=agent.id, kind="web", status=CALLING, created_at=now, started_at=now,
+                        steps=[Step(now + timedelta(seconds=CALL_HOLD_SECONDS), EXPIRED, "no_participant")])
+    account.calls[call_id] = record
+    bill(account, record)
     return JSONResponse(session)

@@ -16,8 +16,17 @@ from vap_console.sandbox.keys import SANDBOX_KEYS
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import Account, SandboxState
 
-# The only path answered without a key: the sandbox's OpenAPI document (sandbox/openapi.py).
+# Paths answered without a key: the sandbox's OpenAPI and AsyncAPI documents (sandbox/openapi.py,
+# sandbox/voice/asyncapi.py), and call recordings, whose signed URL is their credential
+# (sandbox/voice/recordings.py).
 DOCUMENT_PATH = "/openapi.json"
+ASYNCAPI_PATH = "/asyncapi.json"
+RECORDINGS_PREFIX = "/sandbox/recordings/"
+
+
+def answered_without_key(path: str) -> bool:
+    return path in (DOCUMENT_PATH, ASYNCAPI_PATH) or path.startswith(RECORDINGS_PREFIX)
+
 WINDOW_SECONDS = 60.0
 IDEMPOTENCY_KEY_MAX = 255
 # The body is read whole to fingerprint it, before any route's own limit applies.
@@ -77,7 +86,7 @@ class Gateway:
         self.limiter = limiter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] == DOCUMENT_PATH:
+        if scope["type"] != "http" or answered_without_key(scope["path"]):
             return await self.app(scope, receive, send)
         try:
             account = self._admit(scope)

@@ -1,9 +1,11 @@
 """The sandbox's API keys: each one stands for a kind of account, like a payment API's test cards.
 
 Real keys are ``rk_live_`` and 24 characters. Sandbox keys have the same shape with ``rk_test_``
-(``rk_test_agent0000000000000000000``), so code that checks a key's form treats both alike, and a
-test key is still told apart from a live one at a glance. The first sandbox keys were named
-``sk_sandbox_<name>``; those names still work and reach the same account.
+(``rk_test_0000000000000000000agent``), so code that checks a key's form treats both alike, and a
+test key is still told apart from a live one at a glance. The name ends the key because keys are
+shown masked to their last 4 characters: ``…gent`` and ``…hony`` tell two profiles apart, where
+the zeros that ended the first spelling (``rk_test_agent0000000000000000000``) did not. Both older
+spellings still work and reach the same account: that one, and ``sk_sandbox_<name>``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,14 @@ KEY_BODY_LENGTH = 24
 
 
 def test_key(name: str) -> str:
-    """``rk_test_`` + the account's name padded with zeros to 24 characters."""
+    """``rk_test_`` + zeros + the account's name, 24 characters after the prefix."""
     if len(name) > KEY_BODY_LENGTH:
         raise ValueError(f"a sandbox key name has at most {KEY_BODY_LENGTH} characters")
+    return TEST_PREFIX + name.rjust(KEY_BODY_LENGTH, "0")
+
+
+def padded_after_key(name: str) -> str:
+    """The first ``rk_test_`` spelling, the name first and the zeros after; still accepted."""
     return TEST_PREFIX + name.ljust(KEY_BODY_LENGTH, "0")
 
 
@@ -73,7 +80,8 @@ KEYS: tuple[SandboxKey, ...] = (
                autopay=False),
     SandboxKey("ineligible", "free-trial account: renting answers 403 telephony_account_ineligible",
                eligible=False),
-    SandboxKey("notelephony", "deployment without telephony: number endpoints answer 503 telephony_not_configured",
+    SandboxKey("notelephony", "deployment without telephony: renting, the number search and the requirements "
+               "answer 503 telephony_not_configured; the seeded rentals still list and open",
                telephony=False),
     SandboxKey("nobalance", "no call credit left: a web call answers 402 insufficient_balance",
                call_balance=False),
@@ -91,9 +99,10 @@ KEYS: tuple[SandboxKey, ...] = (
 
 DEFAULT_KEY = KEYS[0].key
 
-# Every accepted spelling: the rk_test_ key and its old sk_sandbox_ alias, both to the same record.
+# Every accepted spelling: the rk_test_ key and its two older aliases, all to the same record.
 SANDBOX_KEYS: dict[str, SandboxKey] = {
     **{k.key: k for k in KEYS},
+    **{padded_after_key(k.name): k for k in KEYS},
     **{k.legacy: k for k in KEYS},
 }
 

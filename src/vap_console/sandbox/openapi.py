@@ -15,14 +15,16 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 
 from vap_console import __version__
 from vap_console.sandbox import inventory, phone_numbers
 from vap_console.sandbox.documents import MAX_BYTES
 from vap_console.sandbox.endpoints import TTS_NUMBER_RANGES
-from vap_console.sandbox.gateway import DOCUMENT_PATH, IDEMPOTENCY_KEY_MAX
+from vap_console.sandbox.gateway import ASYNCAPI_PATH, DOCUMENT_PATH, IDEMPOTENCY_KEY_MAX
 from vap_console.sandbox.openapi_examples import examples
 from vap_console.sandbox.openapi_schemas import REF, component_schemas, requested_number_pattern
+from vap_console.sandbox.voice import openapi_voice as voice
 from vap_console.sandbox.voice import tts
 from vap_console.sandbox.wire import JSON_BODY_MAX
 
@@ -325,6 +327,10 @@ def _operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                   "links": call_link}}
             | _errors((404, ["agent_not_found"]), NO_AGENTS, post=True)}},
     }
+    # A description kept beside an operation's own code (register-call, speech) wins over the
+    # fallback here: it is the one that knows the implementation's rules.
+    for path, item in _voice_operations(voice.examples()).items():
+        paths.setdefault(path, item)
     for item in paths.values():
         if "post" in item:
             item["post"]["description"] = ("Takes an optional Idempotency-Key header "
@@ -332,14 +338,125 @@ def _operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return paths
 
 
+def _voice_operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Calls, trunks, versions, recordings, register-call and speech (sandbox/voice/openapi_voice.py)."""
+    def ext(source: str) -> dict[str, Any]:
+        return {"x-sandbox-extension": True, "x-source": source}
+
+    json_errors = (TOO_LARGE, NOT_JSON, INVALID)
+    call_errors = ((402, ["access_blocked", "insufficient_balance"]), (404, ["agent_not_found"]),
+                   (409, ["agent_not_deployed"]), (429, ["concurrency_limit_exceeded"]), (502, ["agent_start_failed"]),
+                   NO_AGENTS)
+    call_link = {"GetCall": {"operationId": "getCall", "parameters": {"call_id": "$response.body#/callId"}}}
+    trunk_link = {"GetSipTrunk": {"operationId": "getSipTrunk", "parameters": {"trunk_id": "$response.body#/id"}}}
+    text = {"type": "string", "maxLength": 64}
+    return {
+        ASYNCAPI_PATH: {"get": {
+            **ext(voice.SANDBOX), "operationId": "asyncapi", "security": [],
+            "summary": "The sockets (realtime agent, speech synthesis) as an AsyncAPI 3.0 document",
+            "responses": {"200": {"description": "AsyncAPI 3.0", "content": {"application/json": {
+                "schema": {"type": "object", "required": ["asyncapi", "channels"]}}}}}}},
+        "/v1/calls": {"post": {
+            **ext(voice.T_CALLS), "operationId": "placeCall", "summary": "Place an outbound call",
+            "x-sandbox-choice": "The outcome is chosen by toNumber's last four digits: " + voice.SCENARIOS
+                                + ". Never re-sent automatically: a timeout can mean the call exists.",
+            "requestBody": {"required": True, "content": _json("CallRequest", ex["call_request"])},
+            "responses": {"202": {"description": "The call, ringing", "content": _json("CallAccepted",
+                                  ex["call_accepted"]), "links": call_link}}
+            | _errors(*json_errors, *call_errors, (404, ["agent_not_found", "trunk_not_found"]),
+                      (409, ["agent_not_deployed", "trunk_not_active"]), post=True)}},
+        "/v1/calls/{call_id}": {"get": {
+            **ext(voice.T_CALLS), "operationId": "getCall", "summary": "Read a call (web, socket or outbound)",
+            "parameters": [_path_param("call_id", "The call's id (callId of /v1/webcall, call_id of "
+                                                  "session.created, callId of POST /v1/calls)")],
+            "responses": {"200": {"description": "The call as it stands on the sandbox clock", "content": {
+                "application/json": {"schema": {"$ref": REF.format(model="CallRecord")},
+                                     "examples": {"outbound": {"value": ex["call"]},
+                                                  "web": {"value": ex["web_call"]}}}}}}
+            | _errors((404, ["not_found"]), NO_AGENTS)}},
+        "/v1/sip-trunks": {"post": {
+            **ext(voice.SANDBOX), "operationId": "registerSipTrunk",
+            "summary": "Register a SIP trunk (the real page's fields are not published)",
+            "requestBody": {"required": True, "content": _json("SipTrunkCreate", ex["trunk_request"])},
+            "responses": {"201": {"description": "The trunk, active", "content": _json("SipTrunk", ex["trunk"]),
+                                  "links": trunk_link}}
+            | _errors(*json_errors, (404, ["agent_not_found"]), (409, ["trunk_number_taken"]), NO_AGENTS,
+                      post=True)}},
+        "/v1/sip-trunks/{trunk_id}": {"get": {
+            **ext(voice.T_CALLS), "operationId": "getSipTrunk", "summary": "Read a SIP trunk",
+            "parameters": [_path_param("trunk_id", "The trunk's id")],
+            "responses": _ok(200, "The trunk", "SipTrunk", ex["trunk"]) | _errors((404, ["not_found"]), NO_AGENTS)}},
+        "/v1/agents/{agent_ref}/versions": {"get": {
+            **ext("[T] the path (real-service.md); its answer is the sandbox's"), "operationId": "agentVersions",
+            "summary": "An agent's deployed versions, newest first (one per deploy; a draft has none)",
+            "parameters": [_path_param("agent_ref", "The agent's uuid or its ua_<handle>.")],
+            "responses": _ok(200, "The versions", "Page_AgentVersion_", ex["versions"])
+            | _errors((404, ["agent_not_found"]), NO_AGENTS)}},
+        "/sandbox/recordings/{call_id}": {"get": {
+            **ext("[T] a signed recording URL, fetched without the API key; the path and query are the "
+                  "sandbox's"),
+            "operationId": "getRecording", "summary": "A call's recording as WAV (the call's recordingUrl)",
+            "security": [],
+            "parameters": [_path_param("call_id", "The call's id"),
+                           {"name": "expires", "in": "query", "required": True, "schema": text,
+                            "description": "Unix seconds on the sandbox clock"},
+                           {"name": "signature", "in": "query", "required": True, "schema": text,
+                            "description": "HMAC-SHA256, hex"}],
+            "responses": {
+                "200": {"description": "24 kHz mono 16-bit WAV",
+                        "content": {"audio/wav": {"schema": {"type": "string", "format": "binary"}}}},
+                **{k: v for k, v in _errors((403, ["recording_url_invalid", "recording_url_expired"]),
+                                            (404, ["not_found"])).items() if k in ("403", "404")},
+            }}},
+        "/v1/register-call": {"post": {
+            **ext(voice.R_SOCKET), "operationId": "registerCall",
+            "summary": "Mint a one-use token for the realtime agent socket (no slot, no bill)",
+            "requestBody": {"required": True, "content": _json("WebCallRequest", ex["register_request"])},
+            "responses": _ok(201, "The token", "RegisterCallAnswer", ex["register"])
+            | _errors(*json_errors, (402, ["access_blocked"]), (404, ["agent_not_found"]),
+                      (409, ["agent_not_deployed"]), NO_AGENTS, post=True)}},
+        "/v1/tts": {"post": {
+            **ext(voice.R_TTS), "operationId": "synthesizeSpeech", "summary": "Text to speech, a WAV",
+            "requestBody": {"required": True, "content": _json("TtsRequest", ex["tts_request"])},
+            "responses": {"200": {"description": "24 kHz mono 16-bit WAV",
+                                  "content": {"audio/wav": {"schema": {"type": "string", "format": "binary"}}}}}
+            | _errors(*json_errors, (400, ["invalid_request"]), (402, ["access_blocked", "insufficient_balance"]),
+                      (429, ["concurrency_limit_exceeded"]), NO_AGENTS, post=True)}},
+        "/v1/tts/ws-connect": {"post": {
+            **ext(voice.R_TTS), "operationId": "connectSpeechStream",
+            "summary": "Mint a speech-synthesis socket (see /asyncapi.json)",
+            "requestBody": {"required": True, "content": _json("TtsStreamRequest", ex["tts_stream_request"])},
+            "responses": _ok(200, "The socket's URL and token", "TtsStreamSession", ex["tts_stream"])
+            | _errors(*json_errors, (402, ["access_blocked", "insufficient_balance"]),
+                      (429, ["concurrency_limit_exceeded"]), NO_AGENTS, post=True)}},
+    }
+
+
+def served_operations() -> set[tuple[str, str]]:
+    """(method, path) of every HTTP operation the sandbox's app routes."""
+    from vap_console.sandbox.app import _routes  # here: the app imports this module
+
+    # the sockets (WebSocketRoute) are in /asyncapi.json
+    return {(method.lower(), route.path) for route in _routes() if isinstance(route, Route)
+            for method in route.methods or () if method != "HEAD"}
+
+
 @functools.cache
 def document_json() -> str:
     return json.dumps(build_document(), indent=2, ensure_ascii=False) + "\n"
 
 
-def build_document() -> dict[str, Any]:
-    """The whole document, built fresh (the schemas from the client's models)."""
+def build_document(*, only_served: bool = True) -> dict[str, Any]:
+    """The whole document, built fresh (the schemas from the client's models). The voice
+    operations are described whether or not this build serves them yet (register-call and speech
+    come from their own modules); ``only_served`` keeps the operations the app routes, so that the
+    document never lists a path that would answer 404."""
     ex = examples()
+    paths = _operations(ex)
+    if only_served:
+        served = served_operations()
+        paths = {path: kept for path, item in paths.items()
+                 if (kept := {m: op for m, op in item.items() if (m, path) in served})}
     return {
         "openapi": "3.1.0",
         "info": {
@@ -351,14 +468,14 @@ def build_document() -> dict[str, Any]:
         },
         "servers": [{"url": "http://127.0.0.1:8787", "description": "vap sandbox serve"}],
         "security": [{"bearer": []}],
-        "paths": _operations(ex),
+        "paths": paths,
         "components": {
-            "schemas": component_schemas(),
+            "schemas": component_schemas() | voice.schemas(),
             "parameters": {"IdempotencyKey": IDEMPOTENCY_KEY},
             "securitySchemes": {"bearer": {
                 "type": "http", "scheme": "bearer",
                 "description": "Authorization: Bearer <API_KEY>; the sandbox's keys are printed by "
-                               "vap sandbox serve (rk_test_agent0000000000000000000: everything works).",
+                               "vap sandbox serve (rk_test_0000000000000000000agent: everything works).",
             }},
         },
     }

@@ -136,6 +136,8 @@ class Account:
     webcalls: list[dict[str, Any]] = field(default_factory=list)
     # Call records by id (sandbox/voice/call_records.py CallRecord), for GET /v1/calls/{id}.
     calls: dict[str, Any] = field(default_factory=dict)
+    # SIP trunks by id (sandbox/voice/trunks.py SipTrunk), seeded on first use.
+    trunks: dict[str, Any] = field(default_factory=dict)
     # Speech requests being synthesised or streamed now (sandbox/voice/tts.py holding_slot): each
     # holds one of the concurrent slots, as TTS requests do on the real service.
     live_speech: set[str] = field(default_factory=set)

@@ -1,4 +1,5 @@
-"""`vap agents …`: list, show, create from a template, delete, start a web call (billed)."""
+"""`vap agents …`: list, show, create from a template, delete, the call slots, start a web call
+(billed: one Idempotency-Key per run, a lost answer said and never resent)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ NAME_MAX = 100
 
 @click.group(epilog="Example: vap agents create --template support --name 'Front desk'")
 def agents() -> None:
-    """Agents: list, show, create, delete, webcall."""
+    """Agents: list, show, create, delete, limits (call slots), webcall."""
 
 
 def _state(deployed: bool | None) -> str:
@@ -107,20 +108,56 @@ def delete(session: Session, ref: str) -> None:
         say(f"Deleted agent {ref}.")
 
 
-@agents.command(epilog="Example: vap agents webcall ua_front_desk --yes --json")
+@agents.command(epilog="Example: vap agents limits --json")
+@common
+def limits(session: Session) -> None:
+    """The account's concurrent-call slots: calls running now, of how many (GET /v1/agent/limits)."""
+    found, raw = call(session, lambda c: c.agent_limits())
+    if session.as_json:
+        return emit_json(raw)
+    emit_pairs(session, [("in use", found.active_requests), ("slots", found.concurrency_limit),
+                         ("plan", found.plan)])
+
+
+@agents.command(epilog=(
+    "Example: vap agents webcall ua_front_desk --yes --json\n\n"
+    "Each run sends its own Idempotency-Key. When the answer is lost, the command says so, prints "
+    "the key and sends nothing again; --idempotency-key KEY asks for that call once more."))
 @click.argument("ref")
 @click.option("--yes", is_flag=True, help="Start without asking (needed without a terminal).")
+@click.option("--idempotency-key", "idempotency_key", metavar="KEY",
+              help="The key of a run whose answer was lost: a server that honours it answers with "
+                   "that run's call instead of starting another.")
 @common
-def webcall(session: Session, ref: str, yes: bool) -> None:
+def webcall(session: Session, ref: str, yes: bool, idempotency_key: str | None) -> None:
     """Start a web call: prints the host, room and the short-lived token to join it. Billed."""
+    from vap_console.api import errors
+    from vap_console.api.idempotency import checked_idempotency_key
+
+    try:
+        key = checked_idempotency_key(idempotency_key)
+    except ValueError as exc:
+        raise Failure(f"--idempotency-key: {str(exc).removeprefix('idempotency_key ')}; nothing was sent",
+                      EXIT_USAGE) from None
     confirm_money(session, "vap agents webcall", yes=yes)
-    ask_money(session, WEBCALL_COST, yes=yes)
     client = session.client()
 
     async def go() -> tuple[Any, Any]:
         async with client:
-            # start_webcall sends once, never again by itself (not even after a 429).
-            call_ = await client.start_webcall(ref)
+            agent = await _agent_or_none(client, ref)
+            if agent is not None and agent.deployed is False:
+                raise Failure(f"{ref} ({agent.name or agent.ref}) is a draft: a draft takes no calls. Deploy "
+                              "it first (the dashboard's Deploy; on the sandbox, D on the console's "
+                              "Agents screen). Nothing was sent", EXIT_REFUSED)
+            slots = await _slots(client)
+            ask_money(session, WEBCALL_COST + (f" ({slots})" if slots else ""), yes=yes)
+            try:
+                # Sent once, never again by itself (not even after a 429).
+                call_ = await client.start_webcall(ref, idempotency_key=key)
+            except errors.ApiError as error:
+                if error.maybe_applied:
+                    raise Failure(_lost(ref, key, error, await _slots(client)), EXIT_REFUSED) from None
+                raise
             answer = client.last_answer
             return call_, json.loads(bytes(answer.body)) if answer and answer.body else None
 
@@ -129,3 +166,32 @@ def webcall(session: Session, ref: str, yes: bool) -> None:
         return emit_json(raw)
     emit_pairs(session, [("call", started.call_id), ("host", started.host), ("room", started.room_name),
                          ("token", started.token)])
+
+
+async def _agent_or_none(client: Any, ref: str) -> Any:
+    """The agent, or None where the server has no GET /v1/agents/{ref} (the POST then decides)."""
+    from vap_console.api import errors
+
+    try:
+        return await client.get_agent(ref)
+    except errors.NotSupported:
+        return None
+
+
+async def _slots(client: Any) -> str:
+    """"call slots 1/4 in use", or "" where the server cannot say (the slots inform, never stop)."""
+    from vap_console.api import errors
+
+    try:
+        return f"call slots {(await client.agent_limits()).in_use}"
+    except errors.ApiError:
+        return ""
+
+
+def _lost(ref: str, key: str, error: Exception, slots: str) -> str:
+    now = f" ({slots} now)" if slots else ""
+    return (f"no usable answer came back to the web call with {ref}: {error} The call may be running "
+            f"and billing now, holding one of the account's call slots{now}; `vap agents limits` "
+            "shows them. Nothing was sent again. To ask for this call's credentials, run `vap agents "
+            f"webcall {ref} --idempotency-key {key}`: a server that honours the key answers with this "
+            "call; one that does not starts a second call, billed too")

@@ -10,6 +10,8 @@ import click
 
 from vap_console.api.money import format_nanos
 from vap_console.scripting.base import (
+    EXIT_REFUSED,
+    EXIT_USAGE,
     Failure,
     Session,
     ask_money,
@@ -116,11 +118,22 @@ def requirements(session: Session, country: str, number_type: str | None) -> Non
               help="The application as JSON (- for stdin).")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 @click.option("--yes", is_flag=True, help="Charge without asking (needed without a terminal).")
+@click.option("--idempotency-key", "idempotency_key", metavar="KEY",
+              help="The key of a run whose answer was lost: a server that honours it answers with "
+                   "the rental that run made instead of renting again.")
 @common
-def rent(session: Session, data_path: str, files: tuple[str, ...], yes: bool) -> None:
+def rent(session: Session, data_path: str, files: tuple[str, ...], yes: bool,
+         idempotency_key: str | None) -> None:
     """Rent a number: charges the first month's rent and setup fee to your wallet."""
-    from vap_console.scripting.rent import charge_text, check_against, load_application, requirements
+    from vap_console.api import errors
+    from vap_console.api.idempotency import checked_idempotency_key
+    from vap_console.scripting.rent import charge_text, check_against, load_application, lost, requirements
 
+    try:
+        key = checked_idempotency_key(idempotency_key)
+    except ValueError as exc:
+        raise Failure(f"--idempotency-key: {str(exc).removeprefix('idempotency_key ')}; nothing was sent",
+                      EXIT_USAGE) from None
     application = load_application(data_path, [Path(f) for f in files])  # Failure: nothing sent
     confirm_money(session, "vap numbers rent", yes=yes)
     client = session.client()
@@ -132,8 +145,14 @@ def rent(session: Session, data_path: str, files: tuple[str, ...], yes: bool) ->
             req = await requirements(client)
             check_against(application, req)  # Failure: the application is not sent
             ask_money(session, f"renting {application.number}: {charge_text(req)}", yes=yes)
-            # Once: a charge is never resent behind the person's back, not even after a 429.
-            rental = await client.rent_number(application, max_retries=0)
+            # Once: a charge is never resent behind the person's back, not even after a 429. The
+            # key is printed when the answer is lost, for the person's own retry of this rental.
+            try:
+                rental = await client.rent_number(application, idempotency_key=key, max_retries=0)
+            except errors.ApiError as error:
+                if error.maybe_applied:
+                    raise Failure(lost(application.number, key, error), EXIT_REFUSED) from None
+                raise
             answer = client.last_answer
             return rental, json.loads(bytes(answer.body)) if answer and answer.body else None
 

@@ -104,3 +104,13 @@ def charge_text(req: RentalRequirements | None) -> str:
     if req is None:
         return rental_form.charge_text(None, None, None)
     return rental_form.charge_text(req.monthly_rent_nanos, req.setup_nanos, req.currency)
+
+
+def lost(number: str, key: str, error: Exception) -> str:
+    """What to say when the rental went out and no usable answer came back: it may have been
+    made and charged; how to check, and how to send it again without a second charge."""
+    return (f"no usable answer came back to the rental of {number}: {error} The number may be "
+            "rented and the first month charged: `vap numbers list` shows whether it is. Nothing "
+            "was sent again. If it is not there, run this command again with --idempotency-key "
+            f"{key}: a server that honours the key answers with the rental that try made and "
+            "charges nothing more; one that does not rents and charges again")

@@ -39,7 +39,7 @@ from vap_console.tui.keymap import known_binding_ids
 from vap_console.tui.remembered import Remembered
 from vap_console.tui.screens.answers_once import Palette
 from vap_console.tui.screens.base import ListScreen
-from vap_console.tui.screens.dialog import Confirm, confirm_then
+from vap_console.tui.screens.dialog import AreaMenu, Confirm, confirm_then
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.screens.numbers import NumbersScreen
 from vap_console.tui.screens.rental import resume_remembered
@@ -134,6 +134,9 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         # The embedded sandbox (vap --sandbox): its sandbox-only actions (deploying an agent, which
         # the real service does in its dashboard) are offered.
         self.on_sandbox = on_sandbox
+        # Served to a browser by `vap web` (the launcher sets it): no profile is added, switched
+        # or removed from the page, and no key typed into it.
+        self.in_browser = False
         # One-line warnings to show once the console is up (a key that does not fit its host).
         self.start_warnings: list[str] = []
         # Areas whose data changed elsewhere; their screens reload when next shown.
@@ -153,6 +156,8 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         # While offline: the timer of the next look at the server, and how long until the one after.
         self._reconnect_timer: Any = None
         self._reconnect_delay = RECONNECT_FIRST
+        # Under `vap web`, a refused key is said once (every screen's next load would say it again).
+        self._said_key_refused = False
 
     # --- the contract ---
 
@@ -291,6 +296,17 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         if self.current_mode != mode:
             await self.switch_mode(mode)
 
+    def action_area_menu(self) -> None:
+        """The areas as a menu, for the mouse: a click on the top line opens it."""
+
+        async def go(action: str | None) -> None:
+            if action:
+                await self.run_action(action)
+
+        if not isinstance(self.screen, AreaMenu):
+            current = next((label for mode, label, _key in AREAS if mode == self.current_mode), "")
+            self.push_screen(AreaMenu(current), go)
+
     @property
     def profiles_available(self) -> bool:
         return importlib.util.find_spec(PROFILES_MODULE) is not None
@@ -395,6 +411,12 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         # The sandbox has no profiles; VAP_API_KEY would shadow any key typed: the 401 is shown as is.
         if not isinstance(store, KeyStore) or env_api_key(store.env):
             return
+        if self.in_browser:
+            if not self._said_key_refused:
+                self._said_key_refused = True
+                self.notify(browser_key_refused(self.profile_name), title="API key refused", severity="error",
+                            timeout=30, markup=False)
+            return
         if any(isinstance(screen, LoginScreen) for screen in self.screen_stack):
             return
         reason = (f"{urlsplit(self.base_url).netloc or self.base_url} refused this profile's key (HTTP 401 "
@@ -432,6 +454,11 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         else:
             failure = ApiFailed(error)
         self.on_api_failed(failure)
+
+
+def browser_key_refused(profile: str) -> str:
+    return (f"The server refused profile {profile!r}'s key (HTTP 401). A key is not typed into a browser: "
+            f"run `vap login --profile {profile}` on the machine serving this page, then reload it.")
 
 
 def profile_label(credentials: ResolvedCredentials, *, stored: bool) -> str:

@@ -98,6 +98,9 @@ class Services(WizardHost, Protocol):
     base_url: str
     # The credential store (a KeyStore), or None on the sandbox.
     credentials: Any
+    # Served to a browser (`vap web`): the console acts on its one profile only, and no key is
+    # typed into the page (it may cross a network in clear text).
+    in_browser: bool
 
     def invalidate(self, *areas: str) -> None: ...
 

@@ -18,6 +18,7 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from vap_console.api import errors
+from vap_console.api.idempotency import BilledStarts
 from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
@@ -25,7 +26,7 @@ from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.numbers import fields_table, is_uuid
 from vap_console.tui.screens.prompt_id import PromptIdScreen
-from vap_console.tui.screens.webcall import WebCallConfirm, WebCallScreen
+from vap_console.tui.screens.webcall import IN_DOUBT_NOTE, WebCallConfirm, WebCallScreen
 from vap_console.tui.services import Services
 from vap_console.tui.widgets.rows import Column, Row, make_row
 
@@ -82,10 +83,12 @@ class AgentsScreen(ListScreen[Agent]):
     ]
 
     class WebCallAsked(Message):
-        def __init__(self, agent: Agent, limits: AgentLimits | None) -> None:
+        def __init__(self, agent: Agent, limits: AgentLimits | None, in_doubt: bool) -> None:
             super().__init__()
             self.agent = agent
             self.limits = limits
+            # An earlier try's answer was lost: that call may be running and billing.
+            self.in_doubt = in_doubt
 
     class LimitsRead(Message):
         def __init__(self, limits: AgentLimits | None) -> None:
@@ -104,6 +107,8 @@ class AgentsScreen(ListScreen[Agent]):
         # Each repeats exactly the request that failed last (set as the request starts).
         # GET /v1/agent/limits as last read; None while unknown or where the server lacks it.
         self.limits: AgentLimits | None = None
+        # Per agent, the Idempotency-Key a Retry of a lost start goes out under (see BilledStarts).
+        self.call_keys = BilledStarts()
 
     async def fetch(self, client: VapClient) -> list[Agent]:
         try:
@@ -214,7 +219,18 @@ class AgentsScreen(ListScreen[Agent]):
             # A call being started must not be cut off: its answer holds the only way to join it.
             self.notify("A web call is being started; wait for its answer.", severity="warning")
             return
+        if agent.deployed is False:
+            # Asking to start a billed call the server refuses (409 agent_not_deployed) would
+            # only teach the person to say yes to questions that lead nowhere.
+            self.banner().show(self.draft_note(agent), info=True)
+            return
         self.ask_web_call(agent)
+
+    def draft_note(self, agent: Agent) -> str:
+        how = ("press D to deploy it here (sandbox only), then w" if self.services.on_sandbox
+               else "deploy it in the dashboard, then r reloads this list and w starts the call")
+        return (f"{label_of(agent)} is a draft (as this list last loaded it): a draft takes no calls "
+                f"and nothing was started. To call it, {how}.")
 
     def starting_call(self) -> bool:
         return any(w.group == "webcall" and not w.is_finished for w in self.workers)
@@ -224,12 +240,15 @@ class AgentsScreen(ListScreen[Agent]):
         # Retry in a failure's banner comes back here: it asks again, for this very agent
         # (whichever row is highlighted by then), and starts nothing by itself.
         self.retries["webcall"] = self.retries["webcall_ask"] = partial(self.ask_web_call, agent)
-        self.post_message(self.WebCallAsked(agent, await self.limits_or_none()))
+        # The slots are read before asking, every time: after a lost answer they are the one
+        # sign the person has of whether the first try is running.
+        limits = await self.limits_or_none()
+        self.post_message(self.WebCallAsked(agent, limits, self.call_keys.in_doubt(agent.id)))
 
     @on(WebCallAsked)
     def _confirm_web_call(self, message: WebCallAsked) -> None:
         self.show_limits(message.limits)
-        confirm_then(self.app, WebCallConfirm(label_of(message.agent), message.limits),
+        confirm_then(self.app, WebCallConfirm(label_of(message.agent), message.limits, in_doubt=message.in_doubt),
                      partial(self._start_unless_starting, message.agent))
 
     def _start_unless_starting(self, agent: Agent) -> None:
@@ -242,7 +261,16 @@ class AgentsScreen(ListScreen[Agent]):
     @work(group="webcall", exit_on_error=False)
     async def start_web_call(self, agent: Agent) -> None:
         self.retries["webcall"] = partial(self.ask_web_call, agent)
-        session = await self.services.call_api(lambda c: c.start_webcall(agent.ref), resend=False)
+        # The same key for a Retry of a start whose answer was lost: a server that honours it
+        # answers with the first call (its credentials, its one slot) instead of a second call.
+        key = self.call_keys.key_for(agent.id)
+        try:
+            session = await self.services.call_api(
+                lambda c: c.start_webcall(agent.ref, idempotency_key=key), resend=False)
+        except errors.ApiError as error:
+            self.call_keys.failed(agent.id, maybe_applied=error.maybe_applied)
+            raise
+        self.call_keys.succeeded(agent.id)
         self.post_message(self.WebCallStarted(agent, session))
 
     @on(WebCallStarted)
@@ -252,6 +280,11 @@ class AgentsScreen(ListScreen[Agent]):
 
     def api_failed(self, worker: Worker[object], error: BaseException) -> bool:
         if super().api_failed(worker, error):
+            return True
+        if worker.group == "webcall" and isinstance(error, errors.ApiError) and error.maybe_applied:
+            self.banner().show(f"{describe_error(error)} {IN_DOUBT_NOTE} Retry asks first.",
+                               self.retries.get("webcall"))
+            self.read_limits()  # the count says whether a slot was taken
             return True
         if worker.group == "webcall" and isinstance(error, errors.AgentNotDeployed) and self.services.on_sandbox:
             self.banner().show(f"{describe_error(error)} On this sandbox, D deploys it.",

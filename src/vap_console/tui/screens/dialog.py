@@ -1,5 +1,5 @@
 """The console's dialogs, in one module: what every dialog shares (`?` or F1 lists its keys, a key
-bar of its own, answered once), the yes/no question and the document file picker.
+bar of its own, answered once), the yes/no question, the document file picker and the area menu.
 
 A dialog covers the screen it opened from; without its own key bar the bottom line would go on
 showing that screen's keys, which do nothing while the dialog is up.
@@ -17,9 +17,11 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, DirectoryTree, Input, Static
+from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 from vap_console.tui import breakpoints, untrusted
+from vap_console.tui.areas import AREA_HELP, AREAS
 from vap_console.tui.screens.answers_once import AnswersOnce
 from vap_console.tui.screens.keys_help import KeysHelpScreen
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -213,6 +215,47 @@ class FilePicker(Dialog[Path | None]):
     def _picked(self, event: DirectoryTree.FileSelected) -> None:
         event.stop()
         self.dismiss(Path(event.path))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+# --- the areas, for the mouse ---
+
+
+class AreaMenu(Dialog[str | None]):
+    """The areas to go to, for someone with a mouse in hand (opened by a click on the top line):
+    answers the action that goes there (``area('tools')``, ``profiles``), or None."""
+
+    LABEL = "Areas"
+    # The frame is console.tcss's .dialog, as for every dialog (the menu opens only in the console).
+    DEFAULT_CSS = "AreaMenu OptionList { height: auto; max-height: 100%; border: none; }"
+    BINDINGS = [Binding("escape", "cancel", "Close", id="areas.close", tooltip="Stay where you are")]
+
+    def __init__(self, current: str = "") -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        options = [Option(f"{key}  {label}  · {AREA_HELP[mode]}", id=f"area('{mode}')")
+                   for mode, label, key in AREAS]
+        options.append(Option("7  Profiles  · Profiles and their API keys", id="profiles"))
+        with DialogBox(classes="dialog"):
+            yield OptionList(*options, id="area-menu")
+
+    def on_mount(self) -> None:
+        menu = self.query_one(OptionList)
+        menu.highlighted = next((i for i, (_m, label, _k) in enumerate(AREAS) if label == self.current), 0)
+        menu.focus()
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def on_click(self, event: events.Click) -> None:
+        # A click beside the menu closes it, as a click outside a menu does everywhere.
+        if self.get_widget_at(event.screen_x, event.screen_y)[0] is self:
+            self.dismiss(None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

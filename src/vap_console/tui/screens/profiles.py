@@ -41,6 +41,13 @@ from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.rows import Column, RowTable, make_row
 from vap_console.tui.widgets.status_bar import StatusBar
 
+
+def in_browser_note(profile: str) -> str:
+    return (f"This console is served to a browser (`vap web`) for profile {profile!r} only: profiles are "
+            "added, switched and removed with `vap login`, `vap profiles` and `vap logout` on the machine "
+            "that serves it.")
+
+
 REMOVE_NOTE = (
     "Removes its key from the OS keyring, the profile from profiles.toml and its local id index. "
     "Nothing changes on the server."
@@ -131,11 +138,21 @@ class ProfilesScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that cannot work here are not offered: none on the sandbox, which has no
-        profiles; Use and Remove only with a profile highlighted."""
+        profiles; none that changes profiles in a browser; Use and Remove only with a profile
+        highlighted."""
         if action in ("add", "use", "remove", "reload") and self.keystore is None:
+            return False
+        if action in ("add", "use", "remove") and self.services.in_browser:
             return False
         if action in ("use", "remove") and not self.rows:
             return None
+        return True
+
+    def _refused_in_browser(self) -> bool:
+        """Under `vap web`: say why profiles cannot be changed here (True), else False."""
+        if not self.services.in_browser:
+            return False
+        self.query_one(Banner).show(in_browser_note(self.services.profile_name), info=True)
         return True
 
     @on(RowTable.Highlighted, "#profile-rows")
@@ -169,6 +186,7 @@ class ProfilesScreen(Screen[None]):
                 info=True,
             )
             return
+        self._refused_in_browser()
         self.action_reload()
 
     # --- reading ---
@@ -189,7 +207,10 @@ class ProfilesScreen(Screen[None]):
             return
         problem = ""
         rows = []
-        for profile in config.profiles.values():
+        # In a browser, the one profile it serves: the others are not this page's to see.
+        shown = [p for p in config.profiles.values()
+                 if not self.services.in_browser or p.name == self.services.profile_name]
+        for profile in shown:
             if problem:
                 source, masked = "unavailable", ""
             else:
@@ -216,13 +237,15 @@ class ProfilesScreen(Screen[None]):
         )
         if message.problem:
             self.query_one(Banner).show(message.problem)
-        else:
+        elif not self._refused_in_browser():
             self.query_one(Banner).clear()
         self.query_one("#profiles-note", Static).update(untrusted.content(self._note()))  # names profiles
         self._show_detail(self.rows.get(table.cursor_key or ""))
         self.refresh_bindings()
 
     def _note(self) -> str:
+        if self.services.in_browser:
+            return f"The console uses profile {self.services.profile_label!r}."
         if not self.rows:
             return "No profiles yet. Press a to add one."
         note = f"The console uses profile {self.services.profile_label!r}. * marks the one `vap` starts with."
@@ -235,7 +258,7 @@ class ProfilesScreen(Screen[None]):
 
     def action_add(self) -> None:
         store = self.keystore
-        if store is None:
+        if store is None or self._refused_in_browser():
             return
         self.app.push_screen(
             LoginScreen(store, title="Add a profile", verify=self._verify,
@@ -265,14 +288,15 @@ class ProfilesScreen(Screen[None]):
 
     def action_use(self) -> None:
         name = self.query_one(RowTable).cursor_key
-        if name is None or self.keystore is None:
+        if name is None or self.keystore is None or self._refused_in_browser():
             return
         self.resolve_for_switch(name)
 
     @on(RowTable.Selected, "#profile-rows")
     def _selected(self, event: RowTable.Selected) -> None:
         event.stop()
-        self.resolve_for_switch(event.key)
+        if not self._refused_in_browser():
+            self.resolve_for_switch(event.key)
 
     @work(thread=True, exclusive=True, group="profiles", exit_on_error=False, description="resolve a profile")
     def resolve_for_switch(self, name: str) -> None:
@@ -333,7 +357,7 @@ class ProfilesScreen(Screen[None]):
 
     def action_remove(self) -> None:
         name = self.query_one(RowTable).cursor_key
-        if name is None or self.keystore is None:
+        if name is None or self.keystore is None or self._refused_in_browser():
             return
         if name == self.services.profile_name:
             self.query_one(Banner).show(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -27,9 +27,10 @@ from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, foll
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.screens.wizard.rules import same_number
-from vap_console.tui.services import ApiHost, AreasChanged, ConnectionObserved, host_of
+from vap_console.tui.services import ApiHost, AreasChanged, ConnectionObserved, Services, host_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.key_bar import KeyBar
+from vap_console.tui.widgets.status_bar import StatusBar
 from vap_console.tui.widgets.timeline import STATUS_LABELS, Timeline
 
 if TYPE_CHECKING:
@@ -168,6 +169,10 @@ class RentalScreen(Screen[None]):
         return self._services if self._services is not None else host_of(self.app)
 
     def compose(self) -> ComposeResult:
+        # The console hands its whole services (profile, server, connection) and the rental gets
+        # the same top line as the areas; the wizard's test host is an ApiHost only and has none.
+        if hasattr(self.services, "follow_connection"):
+            yield StatusBar("Numbers › rental", cast("Services", self.services))
         with VerticalScroll(id="rental-box"):
             yield Static(untrusted.content(f"Rental {self.rental_id}"), id="rental-title")
             yield Banner(id="rental-banner")

@@ -61,6 +61,8 @@ from vap_console.tui.services import Services, services_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 
+TO_FIX = "fixing before the tool can be created."
+
 
 class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
     LABEL = "New tool"
@@ -232,6 +234,15 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
             scroller = self.query_one("#tool-form-fields", VerticalScroll)
             self.call_after_refresh(scroller.scroll_to_widget, cell, animate=False)
 
+    def _count_what_to_fix(self, errs: dict[str, list[str]]) -> None:
+        """The banner says how many fields still need fixing, and goes once none does."""
+        count = sum(1 for messages in errs.values() if messages)  # fields, not messages: a name
+        if count:                                                  # can break two rules at once
+            self.query_one(Banner).show(
+                f"{count} {'field needs' if count == 1 else 'fields need'} {TO_FIX}", info=True)
+        else:
+            self.query_one(Banner).clear()
+
     def _known_tokens(self) -> set[str]:
         return set(getattr(self, "known_variables", set())) | set(self.llm_param_names())
 
@@ -263,7 +274,11 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
         # A field already marked, or left once, is checked again as it is typed: its message goes
         # the moment it is right, and changes as it changes.
         shown = {path for path in FIELDS if self.query_one(f"#{eid(path)}", FieldError).message}
-        self.show_errors(self.parse().errors, shown | self._left, jump=False)
+        errs = self.parse().errors
+        self.show_errors(errs, shown | self._left, jump=False)
+        # "3 fields need fixing" went on saying 3 after they were put right: it follows them.
+        if self.query_one(Banner).message.endswith(TO_FIX):
+            self._count_what_to_fix(errs)
 
     @on(events.DescendantBlur)
     def _left_a_field(self, event: events.DescendantBlur) -> None:
@@ -307,14 +322,9 @@ class ToolFormScreen(ForwardsWorkerFailures, Dialog[Tool | None]):
     def action_submit(self) -> None:
         parsed = self.parse()
         self.show_errors(parsed.errors)
+        self._count_what_to_fix(parsed.errors)
         if parsed.body is None:
-            count = sum(len(v) for v in parsed.errors.values())
-            self.query_one(Banner).show(
-                f"{count} {'field needs' if count == 1 else 'fields need'} fixing before the tool can be created.",
-                info=True,
-            )
             return
-        self.query_one(Banner).clear()
         body = parsed.body
         unknown = unknown_tokens(self.templated_values(), self._known_tokens())
         if not unknown or body == self._confirmed:  # asked already (a Retry after a failure)

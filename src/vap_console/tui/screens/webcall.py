@@ -3,7 +3,9 @@
 
 A web call is billed from the moment the server answers, even if nobody joins, and holds one of
 the account's concurrent-call slots until the participant leaves (reference/real-service.md), so
-it is confirmed in those words first, with Cancel focused, every time one is started.
+it is confirmed in those words first, with Cancel focused, every time one is started. When the
+answer to a start was lost, the call may be running: the question before asking again says so,
+with the slots in use, since a server that ignores Idempotency-Key would start a second call.
 """
 
 from __future__ import annotations
@@ -24,20 +26,32 @@ COST_NOTE = (
     "account's concurrent-call slots until the participant leaves the room."
 )
 TOKEN_NOTE = "The token is short-lived and good for this one room only."
+IN_DOUBT_NOTE = "If so, the call is running and billing now, in one of the slots counted below."
+AGAIN_NOTE = (
+    "This asks again under the first try's Idempotency-Key: a server that honours it answers with "
+    "the first call's credentials and starts nothing new; a server that does not starts a second "
+    "call, billed from the moment it starts."
+)
 
 
-def slots_line(limits: AgentLimits | None) -> str:
-    """What the account's call slots look like now, for the confirm and the Agents screen."""
+def slots_line(limits: AgentLimits | None, *, in_doubt: bool = False) -> str:
+    """What the account's call slots look like now, for the confirm and the Agents screen.
+    ``in_doubt``: the first try's answer was lost, so it may hold one of them."""
     if limits is None:
+        if in_doubt:
+            return "This server does not report its call slots: it cannot show whether the first try is running."
         return "This server does not report its call slots."
     if limits.active_requests >= limits.concurrency_limit:
         return (f"Call slots: {limits.in_use} — all taken: the server will refuse a new call "
                 "(concurrency_limit_exceeded) until one ends.")
+    if in_doubt:
+        return f"Call slots: {limits.in_use}; the first try, if it is running, is one of them."
     return f"Call slots: {limits.in_use}; this call takes one more."
 
 
 class WebCallConfirm(Confirm):
-    """Asked before every web call (Retry after a failure asks again): what it costs."""
+    """Asked before every web call (Retry after a failure asks again): what it costs. ``in_doubt``:
+    the answer to an earlier try was lost, and the question says that call may be running."""
 
     LABEL = "Start a web call"
     BINDINGS = [
@@ -46,7 +60,15 @@ class WebCallConfirm(Confirm):
                 tooltip="Start the call: billed from now, holds a call slot"),
     ]
 
-    def __init__(self, agent_label: str, limits: AgentLimits | None) -> None:
+    def __init__(self, agent_label: str, limits: AgentLimits | None, *, in_doubt: bool = False) -> None:
+        if in_doubt:
+            super().__init__(
+                "No answer came back to the first try: that call may already be running and "
+                f"billing.\n\n{slots_line(limits, in_doubt=True)}\n\n{AGAIN_NOTE}",
+                title=f"Ask again for the web call with {agent_label}?",
+                yes="Ask again", no="Cancel",
+            )
+            return
         super().__init__(
             f"{COST_NOTE}\n\n{slots_line(limits)}",
             title=f"Start a billed web call with {agent_label}?",

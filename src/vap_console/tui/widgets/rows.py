@@ -240,15 +240,24 @@ class RowTable(ScrollView, can_focus=True):
     def set_rows(self, rows: Sequence[Row] | RowSet, keep_key: str | None = None) -> list[object]:
         """Show these rows (a RowSet from prepare_rows costs next to nothing here). Returns what
         the rows replaced held (the caller may free it a slice at a time, see base.release)."""
-        # The key under the cursor is read before the old rows go.
+        # The key under the cursor is read before the old rows go, and its neighbours in case the
+        # new rows lack it (it was deleted): the cursor then goes to the row that followed it.
         keep_key = keep_key if keep_key is not None else self.cursor_key
+        neighbours = self._neighbours() if keep_key == self.cursor_key else []
         prepared = rows if isinstance(rows, RowSet) else prepare_rows(self.columns, rows)
         replaced: list[object] = [*self._rows, *self._searches]
         self._rows = prepared.rows
         self._searches = prepared.searches
         self._natural = list(prepared.natural)
-        self._apply_filter(keep_key)
+        self._apply_filter(keep_key, neighbours=neighbours)
         return replaced
+
+    def _neighbours(self, reach: int = 50) -> list[str]:
+        """The keys after the cursor's row, nearest first, then those before it, nearest first."""
+        rows, visible, at = self._rows, self._visible, self.cursor
+        after = [rows[i].key for i in visible[at + 1:at + 1 + reach]]
+        before = [rows[i].key for i in reversed(visible[max(0, at - reach):max(0, at)])]
+        return after + before
 
     def filter(self, query: str) -> None:
         previous, self._query = self._query, query.strip().lower()
@@ -257,7 +266,8 @@ class RowTable(ScrollView, can_focus=True):
         )
         self._apply_filter(self.cursor_key, narrowing)
 
-    def _apply_filter(self, keep_key: str | None, narrowing: bool = False) -> None:
+    def _apply_filter(self, keep_key: str | None, narrowing: bool = False,
+                      neighbours: Sequence[str] = ()) -> None:
         words = self._query.split()
         # Typing on narrows what is already shown, so only those rows need checking again.
         candidates = self._visible if narrowing else range(len(self._rows))
@@ -272,6 +282,10 @@ class RowTable(ScrollView, can_focus=True):
                 if rows[i].key == keep_key:
                     index = n
                     break
+            else:
+                if neighbours:
+                    position = {rows[i].key: n for n, i in enumerate(self._visible)}
+                    index = next((position[k] for k in neighbours if k in position), 0)
         self._layout()
         self.cursor = index
 

@@ -1,4 +1,5 @@
-"""The top line: which area, which profile, which server, and whether it answers."""
+"""The top line: which area, which profile, which server, and whether it answers. A click on it
+opens the area menu, so the areas are one click away for someone with the mouse in hand."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from urllib.parse import urlsplit
 
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
+from textual import events
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -44,6 +46,11 @@ class StatusBar(Widget):
         super().__init__()
         self._services = services
         self.set_reactive(StatusBar.area, area)
+        self.tooltip = "Click to go to another area (or press 1–7)"
+
+    async def on_click(self, event: events.Click) -> None:
+        event.stop()
+        await self.app.run_action("area_menu")
 
     @property
     def services(self) -> Services:

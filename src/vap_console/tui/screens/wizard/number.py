@@ -27,6 +27,11 @@ from vap_console.tui.screens.wizard.rules import (
 from vap_console.tui.services import WizardHost
 from vap_console.tui.untrusted import Literal
 
+# The placeholders' examples are ones the sandbox stocks (a test holds them to its inventory), so a
+# newcomer who types them on `make demo` finds a number instead of an empty search.
+EXAMPLE_DIGITS = "7788"
+EXAMPLE_NUMBER = "+918085837788"
+
 
 class SearchDone(Message):
     def __init__(self, numbers: list[AvailableNumber], filters: SearchFilters) -> None:
@@ -63,7 +68,7 @@ class NumberStep(Step):
                     value=self._number_type, allow_blank=False, id="number-type",
                 )
             with Vertical():
-                yield from field("Digits it contains", "pattern", placeholder="e.g. 4567",
+                yield from field("Digits it contains", "pattern", placeholder=f"e.g. {EXAMPLE_DIGITS}",
                                  validators=[Digits("Digits it contains")])
             with Vertical():
                 yield from field("City", "city", placeholder="e.g. Bengaluru")
@@ -71,7 +76,7 @@ class NumberStep(Step):
         yield Literal("", id="search-status", classes="hint")
         yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
         yield from field("Number to rent", "number", validators=[PhoneNumber(), NotHeld(self._held_status)],
-                         placeholder="bare digits or E.164, e.g. +918045670001")
+                         placeholder=f"bare digits or E.164, e.g. {EXAMPLE_NUMBER}")
         yield Button("Open its rental", id="number-held")
 
     def on_mount(self) -> None:

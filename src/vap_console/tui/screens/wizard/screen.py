@@ -63,6 +63,9 @@ from vap_console.tui.widgets.banner import Banner
 Blocked = Kind["ineligible", "not_configured"]
 
 
+FIX_FIRST = "Fix before going on: "
+
+
 class RentalWizard(SubmissionFlow):
     """Rent a number. Dismisses with the created Rental (after opening its screen) or None."""
 
@@ -320,14 +323,33 @@ class RentalWizard(SubmissionFlow):
         else:
             self.query_one("#wizard-next", Button).focus()
 
+    def _say_what_to_fix(self, found: tuple[Input, Static | None, str, int] | None) -> None:
+        """The banner names the step's first marked field, or goes once none is marked."""
+        if found is None:
+            self.banner.clear()
+            return
+        _widget, _status, problem, count = found
+        more = f" (and {count - 1} more marked below)" if count > 1 else ""
+        self._tell(f"{FIX_FIRST}{problem or 'the marked field'}{more}")
+
+    @on(Input.Changed)
+    def _recount_what_to_fix(self) -> None:
+        # A banner that said "Fix before going on: the PAN" went on saying it after the PAN was
+        # put right: it follows the marks as they are typed away (after the field's own check).
+        def recount() -> None:
+            if self.banner.message.startswith(FIX_FIRST):
+                self._say_what_to_fix(first_problem(self.query_one(f"#step-{self.step}")))
+
+        if self.banner.message.startswith(FIX_FIRST):
+            self.call_after_refresh(recount)
+
     def _show_first_problem(self) -> None:
         """Bring the first marked field of this step into view, focus it and name it in the banner."""
         found = first_problem(self.query_one(f"#step-{self.step}"))
         if found is None:
             return
-        widget, status, problem, count = found
-        more = f" (and {count - 1} more marked below)" if count > 1 else ""
-        self._tell(f"Fix before going on: {problem or 'the marked field'}{more}")
+        widget, status, _problem, _count = found
+        self._say_what_to_fix(found)
         widget.focus(scroll_visible=False)
 
         def reveal() -> None:
