@@ -3,7 +3,7 @@
 The sandbox runs in a child process of its own (as under `vap --sandbox`), on the real clock at
 speed 1. Each call registers, connects, streams 20 ms frames of quiet caller audio in real time
 (below the voice threshold, so nothing interrupts), hears the greeting, types one turn, hears the
-answer and hangs up: about 11 s of agent speech. An untimed call first makes the speech of both
+answer and hangs up: about 19 s of agent speech (eSpeak NG; 11 s with the placeholder tones). An untimed call first makes the speech of both
 turns (the sandbox keeps it: the same text gives the same bytes), so both runs measure calls, not
 the speech engine. Measured:
 
