@@ -17,7 +17,7 @@ AREA_SUMMARIES = {
     "variables": "Prompt variables.",
     "voices": "Voice engines and their voices.",
     "templates": "Agent templates.",
-    "agents": "Agents: list, show, create, delete, webcall.",
+    "agents": "Agents: list, show, create, delete, limits (call slots), webcall.",
     "completion": "Print the shell completion script for bash, zsh or fish.",
 }
 # click's shell completion: the shell sets this when it asks `vap` for completions.
