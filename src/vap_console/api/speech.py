@@ -107,7 +107,8 @@ def _muga_text(text: str) -> list[SpeechProblem]:
         return [SpeechProblem("text", f"[{first.group(1)[:40]}] is not a muga tone tag: use one of {tags}")]
     more = _TAG.search(stripped, first.end())
     if more is not None:
-        return [SpeechProblem("text", f"must carry exactly one tone tag, at the start (found also {more.group(0)[:40]})")]
+        return [SpeechProblem("text", "must carry exactly one tone tag, at the start "
+                                      f"(found also {more.group(0)[:40]})")]
     return []
 
 
