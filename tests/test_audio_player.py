@@ -40,6 +40,9 @@ def _fake_miniaudio(*, opens: bool, played: list[bytes]) -> types.ModuleType:
 
 
 def test_under_vap_web_sound_is_off_and_says_why() -> None:
+    from vap_console.launch import IN_BROWSER
+
+    assert audio.IN_BROWSER == IN_BROWSER  # the variable `vap web` really sets
     player, why = audio.open_player({"VAP_IN_BROWSER": "1"})
     assert not player.audible and why == audio.IN_WEB
     player.play_wav(b"anything")  # does nothing, raises nothing

@@ -24,7 +24,9 @@ import wave
 from pathlib import Path
 from typing import Any, Protocol
 
-from vap_console.launch import IN_BROWSER
+# launch.IN_BROWSER, which `vap web` sets for each console it serves (launch.py imports the console,
+# so it is named again here rather than imported; tests/test_audio_player.py holds them equal).
+IN_BROWSER = "VAP_IN_BROWSER"
 
 NO_MODULE = ("sound is off: the audio extra is not installed (pip install 'vap-console[audio]'), "
              "so samples are saved instead")
