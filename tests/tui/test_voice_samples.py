@@ -154,3 +154,25 @@ async def test_a_mulberry_description_is_sent_as_the_description() -> None:
         await pilot.press("enter", "y")
         await until(pilot, lambda: len(spy.tts) == 1)
         assert spy.tts[0]["description"] == engine.descriptions[0].description and "speaker" not in spy.tts[0]
+
+
+async def test_the_default_line_follows_the_language_chosen() -> None:
+    console, spy = _console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _to_engine(pilot, "mulberry")
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+        dialog = pilot.app.screen
+        line = dialog.query_one("#sample-text", Input)
+        assert line.value.startswith("Namaste!")  # mulberry's default language: Hinglish
+        dialog.query_one("#sample-language", Select).value = "hindi"
+        await until(pilot, lambda: line.value.startswith("नमस्ते"))
+        line.value = "My own words."
+        dialog.query_one("#sample-language", Select).value = "english"
+        await pilot.pause()
+        assert line.value == "My own words."  # what the person typed is kept
+        line.focus()
+        await pilot.press("enter", "y")
+        await until(pilot, lambda: len(spy.tts) == 1)
+        assert spy.tts[0]["text"] == "My own words."

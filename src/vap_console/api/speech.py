@@ -34,13 +34,18 @@ MUGA_TONES = tuple(DOCUMENTED_TONES["muga"])
 # Sandbox prices (docs/sandbox-voice.md "Speech synthesis"), rupees per 1,000 characters; the real
 # service publishes none (a third party puts mulberry near ₹0.50 and muga dearer).
 PRICE_PER_1K_RUPEES = {"muga": 1.00, "mulberry": 0.50, "mulberry-1.6": 0.50}
-# A default line per language a sample says when the person types none (Latin script: muga reads
-# romanised text only; the tag is added for muga).
+# A default line per language a sample says when the person types none, by the catalogue's language
+# ids (the sandbox's names, or ISO codes); other languages get English. muga reads romanised text
+# only, so its line is always in Latin script, with a [neutral] tag.
+ROMANISED = "Namaste! Main aapki kaise madad kar sakti hoon?"
 DEFAULT_LINES = {
-    "hi": "Namaste! Main aapki kaise madad kar sakti hoon?",
+    "hinglish": ROMANISED,
+    "hindi": "नमस्ते! मैं आपकी कैसे मदद कर सकती हूँ?",
+    "hi": "नमस्ते! मैं आपकी कैसे मदद कर सकती हूँ?",
+    "english": "Hello! Thank you for calling. How can I help you today?",
     "en": "Hello! Thank you for calling. How can I help you today?",
 }
-DEFAULT_LINE = DEFAULT_LINES["en"]
+DEFAULT_LINE = DEFAULT_LINES["english"]
 
 _TAG = re.compile(r"\[([^\[\]]*)\]")
 
@@ -62,10 +67,13 @@ class SpeechRequestError(ValueError):
         super().__init__("nothing was sent: " + "; ".join(str(p) for p in problems))
 
 
-def default_line(model: str, language: str = "en") -> str:
-    """The line a sample says when none is typed: the language's, tagged ``[neutral]`` for muga."""
-    line = DEFAULT_LINES.get(language.split("-")[0].lower(), DEFAULT_LINE)
-    return f"[neutral] {line}" if model == "muga" else line
+def default_line(model: str, language: str = "english") -> str:
+    """The line a sample says when none is typed: the language's; for muga romanised, tagged."""
+    key = language.strip().lower()
+    line = DEFAULT_LINES.get(key) or DEFAULT_LINES.get(key.split("-")[0], DEFAULT_LINE)
+    if model == "muga":
+        return "[neutral] " + (line if line.isascii() else ROMANISED)
+    return line
 
 
 def speech_problems(text: str, model: str, speaker: str | None = None,

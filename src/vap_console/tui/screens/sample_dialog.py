@@ -71,6 +71,8 @@ class SampleDialog(Dialog["SampleRequest | None"]):
         self.engine = engine
         self.on_sandbox = on_sandbox
         self.options = voice_options(engine)
+        ids = [lang.id for lang in engine.languages if not lang.disabled]
+        self.language = engine.default_language if engine.default_language in ids else (ids[0] if ids else "")
         self.first_voice = voice if voice in [v for _l, v in self.options] else (
             self.options[0][1] if self.options else None)
 
@@ -85,8 +87,13 @@ class SampleDialog(Dialog["SampleRequest | None"]):
             else:
                 yield Static(untrusted.content(f"{e.id} has one voice, steered by the line's leading tone tag."),
                              classes="dialog-help")
+            languages = [lang for lang in e.languages if not lang.disabled]
+            if len(languages) > 1:
+                yield Label("Language of the default line")
+                yield Select([(untrusted.content(lang.label), lang.id) for lang in languages],
+                             value=self.language, allow_blank=False, id="sample-language")
             yield Label(f"Line to say ({TTS_TEXT.rule()})")
-            yield untrusted.LiteralInput(speech.default_line(e.id, e.default_language or "en"),
+            yield untrusted.LiteralInput(speech.default_line(e.id, self.language),
                                          id="sample-text", max_length=TTS_TEXT.high, select_on_focus=False)
             yield FieldError(id="sample-error")
             yield Static(untrusted.content(cost_note(e.id, 0, on_sandbox=self.on_sandbox)), id="sample-cost",
@@ -111,6 +118,16 @@ class SampleDialog(Dialog["SampleRequest | None"]):
                 wanted = value.removeprefix(DESCRIPTION)
                 description = next((d.description for d in self.engine.descriptions if d.id == wanted), None)
         return SampleRequest(self.engine.id, text, speaker, description, label)
+
+    @on(Select.Changed, "#sample-language")
+    def _language_changed(self, event: Select.Changed) -> None:
+        line = self.query_one("#sample-text", Input)
+        # A line the person typed is theirs; only the default follows the language.
+        if line.value == speech.default_line(self.engine.id, self.language):
+            self.language = str(event.value)
+            line.value = speech.default_line(self.engine.id, self.language)
+        else:
+            self.language = str(event.value)
 
     @on(Input.Changed, "#sample-text")
     @on(Select.Changed, "#sample-voice")
