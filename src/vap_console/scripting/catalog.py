@@ -4,6 +4,7 @@ and the one thing here that costs money, a voice sample (`vap voices say`)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 import click
@@ -123,7 +124,7 @@ def voices_say(session: Session, text: str, model: str, speaker: str | None, des
         data = asyncio.run(go())
         cache.put(path, data)
     if to_stdout:
-        out = click.get_binary_stream("stdout")
+        out = sys.stdout.buffer
         out.write(data)
         out.flush()
         where = "stdout"
