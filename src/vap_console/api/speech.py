@@ -154,8 +154,8 @@ def wav_problem(data: bytes) -> str | None:
         with wave.open(io.BytesIO(data), "rb") as wav:
             rate, channels, width = wav.getframerate(), wav.getnchannels(), wav.getsampwidth()
             compression = wav.getcomptype()
-    except (wave.Error, EOFError) as exc:
-        return f"it is not a WAV file ({exc})"
+    except Exception as exc:  # noqa: BLE001 - wave raises wave.Error, EOFError, struct.error…: not a WAV
+        return f"it is not a WAV file ({type(exc).__name__})"
     if (rate, channels, width, compression) != (SAMPLE_RATE, CHANNELS, SAMPLE_WIDTH, "NONE"):
         return (f"it is {rate} Hz, {channels} channel(s), {8 * width}-bit {compression}, not "
                 f"{SAMPLE_RATE} Hz mono 16-bit PCM")

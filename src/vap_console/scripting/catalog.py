@@ -44,7 +44,7 @@ def variables_list(session: Session) -> None:
 
 @click.group(epilog=example("vap voices list"))
 def voices() -> None:
-    """Voice engines and their voices."""
+    """Voice engines and their voices: list, say (a sample)."""
 
 
 @voices.command("list", epilog=example("vap voices list --json"))
