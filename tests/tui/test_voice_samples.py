@@ -176,3 +176,33 @@ async def test_the_default_line_follows_the_language_chosen() -> None:
         await pilot.press("enter", "y")
         await until(pilot, lambda: len(spy.tts) == 1)
         assert spy.tts[0]["text"] == "My own words."
+
+
+async def test_p_is_offered_only_on_an_engine_row() -> None:
+    console = build_console(start_screen="voices", empty={"/v1/voices"})
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, VoicesScreen) and screen.current is None
+        assert "sample" not in {b.binding.action for b in screen.active_bindings.values()}
+        await pilot.press("p")
+        await settle(pilot)
+        assert pilot.app.screen is screen  # nothing opened
+
+
+async def test_under_vap_web_the_sample_is_saved_and_offered_as_a_download(monkeypatch) -> None:
+    console, spy = _console()
+    console.app.in_browser = True
+    delivered: list[tuple[Path, dict]] = []
+    monkeypatch.setattr(console.app, "deliver_binary", lambda path, **kw: delivered.append((path, kw)))
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _to_engine(pilot, "mulberry-1.6")
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+        await pilot.press("enter", "y")
+        await until(pilot, lambda: delivered)
+        (path, options), = delivered
+        assert wav_problem(path.read_bytes()) is None and options["mime_type"] == "audio/wav"
+        assert any("under `vap web`" in t and str(path) in t for t in _toasts(pilot.app))
+        assert spy.tts[0]["speaker"] == "ira"
