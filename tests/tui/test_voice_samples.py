@@ -206,3 +206,36 @@ async def test_under_vap_web_the_sample_is_saved_and_offered_as_a_download(monke
         assert wav_problem(path.read_bytes()) is None and options["mime_type"] == "audio/wav"
         assert any("under `vap web`" in t and str(path) in t for t in _toasts(pilot.app))
         assert spy.tts[0]["speaker"] == "ira"
+
+
+class FakeSpeaker:
+    audible = True
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.played: list[bytes] = []
+
+    def play_wav(self, wav) -> None:
+        self.calls.append("play")
+        self.played.append(wav)
+
+    def stop(self) -> None:
+        self.calls.append("stop")
+
+
+async def test_with_a_device_the_sample_plays_and_leaving_the_screen_stops_it(monkeypatch) -> None:
+    from vap_console import audio
+
+    speaker = FakeSpeaker()
+    monkeypatch.setattr(audio, "open_player", lambda env=None: (speaker, None))
+    console, _spy = _console()
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _to_engine(pilot, "muga")
+        await pilot.press("p")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+        await pilot.press("enter", "y")
+        await until(pilot, lambda: any(t.startswith("Playing muga") for t in _toasts(pilot.app)))
+        assert speaker.calls == ["play"] and wav_problem(speaker.played[0]) is None
+        await pilot.press("2")  # to Tools
+        await until(pilot, lambda: speaker.calls == ["play", "stop"])

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.binding import Binding
 from textual.message import Message
 
@@ -221,6 +221,13 @@ class VoicesScreen(ListScreen[VoiceEngine]):
             self.player, self.sound_off = audio.SilentPlayer(), f"sound is off: the device failed ({exc})"
             return False
         return True
+
+    @on(events.ScreenSuspend)
+    def _quiet_when_left(self) -> None:
+        # A 2,000-character sample lasts two minutes: leaving the screen (another area, or the
+        # dialog for the next sample) ends the one playing.
+        if self.player is not None and self.player.audible:
+            self.player.stop()
 
     @on(SampleNeedsConfirm)
     def _confirm_sample(self, message: SampleNeedsConfirm) -> None:
