@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+import unicodedata
 import wave
 from dataclasses import dataclass
 
@@ -117,6 +118,11 @@ def _muga_text(text: str) -> list[SpeechProblem]:
     if more is not None:
         return [SpeechProblem("text", "must carry exactly one tone tag, at the start "
                                       f"(found also {more.group(0)[:40]})")]
+    # The docs: muga reads romanised Hinglish; the sandbox refuses other scripts the same way.
+    foreign = next((c for c in text if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN")), None)
+    if foreign is not None:
+        return [SpeechProblem("text", f"muga reads romanised (Latin-script) text only; found {foreign!r}: "
+                                      "use mulberry for Devanagari")]
     return []
 
 
