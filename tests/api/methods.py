@@ -36,6 +36,22 @@ WEBCALL = {"token": "lk-token-abcdef", "host": "wss://media.example", "roomName"
            "callId": "c0000000-0000-4000-8000-000000000001"}
 
 
+def _wav() -> bytes:
+    import io
+    import wave
+
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(24_000)
+        w.writeframes(b"\0\0" * 2400)
+    return out.getvalue()
+
+
+WAV = _wav()
+
+
 def page(*items: Any) -> dict[str, Any]:
     return {"items": list(items), "count": len(items)}
 
@@ -49,6 +65,8 @@ class Method:
     valid: Any
     # Where its path starts (the sandbox's own endpoints are outside /v1).
     prefix: str = "/v1/"
+    # A body that is not JSON (speech: a WAV), sent as it is instead of ``valid``.
+    raw: bytes | None = None
 
     @property
     def is_post(self) -> bool:
@@ -84,9 +102,11 @@ METHODS: list[Method] = [
     Method("agent_limits", "GET", lambda c: c.agent_limits(), {"concurrency_limit": 4, "active_requests": 1}),
     Method("sandbox_deploy_agent", "POST", lambda c: c.sandbox_deploy_agent("ua_front"), AGENT,
            prefix="/sandbox/"),
+    Method("synthesize", "POST", lambda c: c.synthesize("[happy] Hello", "muga"), {}, raw=WAV),
 ]
 
-WITH_BODY = [m for m in METHODS if m.http != "DELETE"]
+# The methods whose answer is JSON (the unusable-JSON cases apply to them).
+WITH_BODY = [m for m in METHODS if m.http != "DELETE" and m.raw is None]
 
 
 def public_methods() -> set[str]:

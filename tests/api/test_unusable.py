@@ -75,6 +75,19 @@ async def test_an_unusable_2xx_is_unexpected_response_on_every_method(make_clien
         assert error.idempotency_key is None
 
 
+@pytest.mark.parametrize("case", ["html", "empty", "a JSON string"])
+async def test_speech_that_is_not_a_24khz_mono_wav_is_unexpected_response_and_may_have_been_charged(
+    make_client, case
+):
+    make, _words = UNUSABLE_2XX[case]
+    client, server = make_client(_fresh(make))
+    with pytest.raises(errors.UnexpectedResponse) as caught:
+        await client.synthesize("[happy] Hello", "muga")
+    text = str(caught.value)
+    assert "POST /v1/tts is not the promised audio" in text and "check the base URL" in text
+    assert caught.value.maybe_applied and len(server.requests) == 1
+
+
 async def test_a_login_page_says_to_check_the_base_url_and_names_the_content_type(make_client):
     client, _ = make_client(httpx.Response(200, html="<html>Corporate proxy: sign in</html>"))
     with pytest.raises(errors.UnexpectedResponse) as caught:

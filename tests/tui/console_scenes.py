@@ -411,4 +411,5 @@ SCENES.update({
     "wizard": Scene("numbers", keys("n")),
     "profiles": Scene("numbers", keys("7")),
     "palette": Scene("numbers", _palette),
+    "voice_sample_prompt": Scene("voices", keys("down", "p")),  # mulberry: presets and descriptions
 })

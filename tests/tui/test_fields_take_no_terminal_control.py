@@ -65,7 +65,8 @@ async def test_a_picked_file_named_with_control_characters_shows_them_visibly_an
         path_box.value = "kyc/odd/x.pdf"  # Browse… opens in the folder of the path typed
         await quiet(pilot)
         wizard.query_one("#doc-1-browse", Button).press()
-        await until(pilot, lambda: isinstance(app.screen, FilePicker))
+        # pushed is not yet composed: on a busy machine its tree came a moment later
+        await until(pilot, lambda: isinstance(app.screen, FilePicker) and bool(app.screen.query(DirectoryTree)))
         tree = app.screen.query_one(DirectoryTree)
         await until(pilot, lambda: len(tree.root.children) == 1)
         tree.move_cursor(tree.root.children[0])

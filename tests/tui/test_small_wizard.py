@@ -55,7 +55,8 @@ async def _file_picker(pilot) -> None:
     wizard = wizard_of(pilot.app)
     await to_documents(pilot, wizard)
     wizard.query_one("#doc-0-browse", Button).press()
-    await until(pilot, lambda: isinstance(pilot.app.screen, FilePicker))
+    # pushed is not yet composed: on a busy machine its tree came a moment later
+    await until(pilot, lambda: isinstance(pilot.app.screen, FilePicker) and bool(pilot.app.screen.query(DocumentTree)))
     tree = pilot.app.screen.query_one(DocumentTree)
     await until(pilot, lambda: tree.root.children)  # the folder listed
 

@@ -398,7 +398,8 @@ async def test_file_picker_shows_only_documents_and_fills_the_path(make_host, ky
         wizard = wizard_of(app)
         await to_documents(pilot, wizard)
         wizard.query_one("#doc-2-browse", Button).press()
-        await until(pilot, lambda: isinstance(app.screen, FilePicker))
+        # pushed is not yet composed: on a busy machine its tree came a moment later
+        await until(pilot, lambda: isinstance(app.screen, FilePicker) and bool(app.screen.query(DirectoryTree)))
         tree = app.screen.query_one(DirectoryTree)
         await until(pilot, lambda: len(tree.root.children) > 0)
         names = sorted(str(node.label) for node in tree.root.children)

@@ -37,7 +37,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from vap_console import __version__
-from vap_console.api import errors
+from vap_console.api import errors, speech
 from vap_console.api.answers import Answer, describe_validation, not_json
 from vap_console.api.auth import BearerAuth, install_log_scrubber, is_header_safe, mask_key
 from vap_console.api.models import (
@@ -317,6 +317,38 @@ class VapClient:
             max_retries=0,
         )
         return await self._parse(WebCallSession, answer)
+
+    # --- speech ---
+
+    async def synthesize(
+        self,
+        text: str,
+        model: str = "muga",
+        *,
+        speaker: str | None = None,
+        description: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> bytes:
+        """POST /v1/tts: the WAV (24 kHz mono 16-bit) of ``text`` in ``model``'s voice.
+
+        Costs money on the real service. The engine's rules are checked first (api/speech.py:
+        SpeechRequestError, a ValueError naming each field, and nothing sent); like every POST it
+        is sent again only after a 429 that says it was not processed. An answer that is not such a
+        WAV raises UnexpectedResponse (it may have been charged: ``maybe_applied``).
+        """
+        speech.check_speech(text, model, speaker, description)
+        answer = await self._sender.send(
+            "POST", "/v1/tts", json=speech.request_body(text, model, speaker, description),
+            idempotency_key=idempotency_key,
+        )
+        data = bytes(answer.body or b"")
+        problem = speech.wav_problem(data)
+        if problem is not None:
+            raise self._sender.clean(errors.UnexpectedResponse(
+                f"The answer to {answer.what} is not the promised audio: {problem}; check the base URL "
+                f"{self._base_url}", status=answer.status, maybe_applied=True,
+            ), answer.idempotency_key)
+        return data
 
     # --- plumbing ---
 

@@ -98,6 +98,10 @@ RENTAL_TEXT = Limit(200)  # each endUser field, searchFilters, a document's data
 DATA_FIELD_KEY = Limit(64, 1)
 REQUESTED_NUMBER = Limit(32, 1)
 
+# --- speech synthesis, POST /v1/tts (reference/voice.md §5) ---
+
+TTS_TEXT = Limit(2000, 1)  # text: required, at most 2,000 characters
+
 # --- every request ---
 
 IDEMPOTENCY_KEY = Limit(255, 1)

@@ -15,9 +15,9 @@ AREA_SUMMARIES = {
     "numbers": "Phone-number rentals: list, show, search, requirements, rent, watch.",
     "tools": "HTTP tools: list, show, create, delete.",
     "variables": "Prompt variables.",
-    "voices": "Voice engines and their voices.",
+    "voices": "Voice engines and their voices: list, say (a sample).",
     "templates": "Agent templates.",
-    "agents": "Agents: list, show, create, delete, webcall.",
+    "agents": "Agents: list, show, create, delete, limits (call slots), webcall.",
     "completion": "Print the shell completion script for bash, zsh or fish.",
 }
 # click's shell completion: the shell sets this when it asks `vap` for completions.

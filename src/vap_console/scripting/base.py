@@ -54,6 +54,8 @@ class Session:
     terminal_out: bool | None = None
     terminal_in: bool | None = None
     clients: list[Any] = field(default_factory=list)
+    # The profile the last client() resolved to (a cache keyed by profile needs its name).
+    resolved_profile: str = ""
 
     @property
     def on_terminal(self) -> bool:
@@ -84,6 +86,7 @@ class Session:
             creds = store.resolve(self.profile)
         except (CredentialsInputError, KeyringUnavailable, ProfilesFileError) as exc:
             raise Failure(str(exc), EXIT_USAGE) from None
+        self.resolved_profile = creds.profile
         if not creds.key:
             raise Failure(f"no API key for profile {creds.profile}: run `vap login --profile "
                           f"{creds.profile}` or set {ENV_KEY}", EXIT_USAGE)
