@@ -60,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8787)
     serve.add_argument("--speed", type=float, default=1.0, help="clock speed; 10 = ten times faster")
     serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
-    serve.add_argument("--faults", default="", help="latency=MS,error_rate=P,drop_rate=P,seed=N")
+    serve.add_argument("--faults", default="", help="latency=MS,error_rate=P,drop_rate=P,seed=N "
+                       "(and socket_drop_after=S, socket_stall_after=S, socket_stall_for=S, socket_start_error=CODE)")
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than loopback"
     )

@@ -10,7 +10,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vap_console.sandbox import calls, endpoints, phone_numbers
@@ -20,7 +20,7 @@ from vap_console.sandbox.gateway import RECORDINGS_PREFIX, Gateway, Idempotency,
 from vap_console.sandbox.openapi import DOCUMENT_PATH, openapi_document
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import SandboxState
-from vap_console.sandbox.voice import agent_versions, outbound, recordings, trunks
+from vap_console.sandbox.voice import agent_socket, agent_versions, outbound, recordings, register, trunks
 from vap_console.sandbox.voice.asyncapi import ASYNCAPI_PATH, asyncapi_document
 from vap_console.sandbox.wire import JSON_BODY_MAX
 
@@ -85,7 +85,7 @@ def request_id_for(method: str, path: str, times: int) -> str:
     return f"sbx_{digest[:8]}"
 
 
-def _routes() -> list[Route]:
+def _routes() -> list[BaseRoute]:
     json_limit = JSON_BODY_MAX + 1
     return [
         Route(DOCUMENT_PATH, openapi_document, methods=["GET"]),
@@ -107,6 +107,8 @@ def _routes() -> list[Route]:
               methods=["GET", "DELETE"]),
         Route("/v1/agent/limits", calls.agent_limits, methods=["GET"]),
         Route("/v1/webcall", calls.start_webcall, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/register-call", register.register_call, methods=["POST"], max_body_size=json_limit),
+        WebSocketRoute("/v1/agent/connect", agent_socket.connect),
         # Sandbox only: the dashboard's Deploy button of the real service.
         Route("/sandbox/agents/{agent_ref}/deploy", calls.deploy_agent, methods=["POST"]),
         # Calls, trunks and versions (sandbox/voice/, docs/sandbox-voice.md "Calls and trunks").

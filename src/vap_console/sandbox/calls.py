@@ -69,15 +69,8 @@ async def deploy_agent(request: Request) -> Response:
     return JSONResponse(agent.to_wire())
 
 
-async def start_webcall(request: Request) -> Response:
-    account = account_of(request)
-    require_voice_agents(account)
-    key = account.key
-    if key.blocked:
-        raise Problem(402, "access_blocked",
-                      "The account is paused after a failed payment; settle it in the dashboard.")
-    if not key.call_balance:
-        raise Problem(402, "insufficient_balance", "The account's balance cannot cover a call; top it up first.")
+async def deployed_agent_of(request: Request, account: Account) -> AgentRecord:
+    """The deployed agent a call request's body names (``agentId``, or ``agent_id``): 422/404/409."""
     body = await read_json(request)
     if not isinstance(body, dict):
         raise Problem(422, "invalid_request", "Send a JSON object with agentId.",
@@ -90,6 +83,19 @@ async def start_webcall(request: Request) -> Response:
     if not agent.deployed:
         raise Problem(409, "agent_not_deployed",
                       f"{agent.name} is a draft: only a deployed agent takes calls.")
+    return agent
+
+
+async def start_webcall(request: Request) -> Response:
+    account = account_of(request)
+    require_voice_agents(account)
+    key = account.key
+    if key.blocked:
+        raise Problem(402, "access_blocked",
+                      "The account is paused after a failed payment; settle it in the dashboard.")
+    if not key.call_balance:
+        raise Problem(402, "insufficient_balance", "The account's balance cannot cover a call; top it up first.")
+    agent = await deployed_agent_of(request, account)
     now = sandbox_of(request).now()
     active = active_calls(account, now)
     if active >= key.call_slots:

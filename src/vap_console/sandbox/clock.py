@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
@@ -44,6 +45,7 @@ class VirtualClock:
         self.start = start.astimezone(UTC)
         self._now = self.start
         self._lock = threading.Lock()
+        self._watchers: list[Callable[[datetime], None]] = []
 
     def now(self) -> datetime:
         with self._lock:
@@ -54,7 +56,17 @@ class VirtualClock:
             raise ValueError("a virtual clock does not go backwards")
         with self._lock:
             self._now += timedelta(seconds=seconds)
-            return self._now
+            now = self._now
+            watchers = list(self._watchers)
+        for watcher in watchers:
+            watcher(now)
+        return now
+
+    def on_advance(self, watcher: Callable[[datetime], None]) -> None:
+        """Call ``watcher(now)`` after every advance, on the advancing thread: what wakes the
+        sandbox's paced streams (sandbox/voice/pacing.py) when a test moves the clock."""
+        with self._lock:
+            self._watchers.append(watcher)
 
 
 def clock_origin(clock: Clock) -> datetime:

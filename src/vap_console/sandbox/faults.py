@@ -2,6 +2,12 @@
 
 One seeded generator draws for every request in arrival order, so a given seed and a given
 sequence of requests fail the same way on every run.
+
+The realtime agent socket's faults (sandbox/voice/agent_socket.py, docs/sandbox-voice.md) are
+set the same way and hit every socket call, timed on the sandbox clock from ``session.created``:
+``socket_drop_after=S`` (closed with 1011, no ``session.closed``), ``socket_stall_after=S`` and
+``socket_stall_for=S`` (the agent falls silent mid-call: no event at all, for S seconds or to the
+call's end), ``socket_start_error=CODE`` (one ``error`` frame, then close 4000).
 """
 
 from __future__ import annotations
@@ -18,16 +24,35 @@ class FaultSpecError(ValueError):
     pass
 
 
+# The agent socket's settings: seconds on the sandbox clock, then the error code of a refused start.
+_SOCKET_SETTINGS = ("socket_drop_after", "socket_stall_after", "socket_stall_for", "socket_start_error")
+# The codes the published protocol names for a call that cannot start (close 4000).
+SOCKET_START_ERRORS = ("agent_start_failed", "not_configured", "insufficient_balance", "concurrency_limit_exceeded")
+
+
 @dataclass(frozen=True)
 class Faults:
     latency_ms: float = 0.0
     error_rate: float = 0.0
     drop_rate: float = 0.0
     seed: int = 0
+    socket_drop_after: float | None = None
+    socket_stall_after: float | None = None
+    socket_stall_for: float | None = None
+    socket_start_error: str | None = None
 
     def __str__(self) -> str:
-        return (f"latency={self.latency_ms:g},error_rate={self.error_rate:g},"
+        text = (f"latency={self.latency_ms:g},error_rate={self.error_rate:g},"
                 f"drop_rate={self.drop_rate:g},seed={self.seed}")
+        for name in _SOCKET_SETTINGS:
+            value = getattr(self, name)
+            if value is not None:
+                text += f",{name}={value:g}" if isinstance(value, float) else f",{name}={value}"
+        return text
+
+    @property
+    def socket_active(self) -> bool:
+        return any(getattr(self, name) is not None for name in _SOCKET_SETTINGS)
 
     @property
     def active(self) -> bool:
@@ -36,7 +61,7 @@ class Faults:
     @classmethod
     def parse(cls, spec: str | None) -> Faults:
         """``latency=MS,error_rate=P,drop_rate=P,seed=N``; every part optional; empty → none."""
-        values: dict[str, float | int] = {}
+        values: dict[str, float | int | str] = {}
         for part in (spec or "").split(","):
             part = part.strip()
             if not part:
@@ -45,14 +70,25 @@ class Faults:
             name = name.strip()
             if not sep:
                 raise FaultSpecError(f"--faults: {part!r} is not name=value")
-            if name not in ("latency", "error_rate", "drop_rate", "seed"):
+            if name not in ("latency", "error_rate", "drop_rate", "seed", *_SOCKET_SETTINGS):
                 raise FaultSpecError(
-                    f"--faults: unknown setting {name!r} (use latency, error_rate, drop_rate, seed)"
+                    f"--faults: unknown setting {name!r} (use latency, error_rate, drop_rate, seed, "
+                    + ", ".join(_SOCKET_SETTINGS) + ")"
                 )
+            if name == "socket_start_error":
+                if raw not in SOCKET_START_ERRORS:
+                    raise FaultSpecError(f"--faults: socket_start_error must be one of "
+                                         f"{', '.join(SOCKET_START_ERRORS)}, not {raw!r}")
+                values[name] = raw
+                continue
             try:
                 if name == "latency":
                     value: float | int = float(raw)
                     if not 0 <= value <= 60_000:
+                        raise ValueError
+                elif name in _SOCKET_SETTINGS:
+                    value = float(raw)
+                    if not 0 <= value <= 86_400:
                         raise ValueError
                 elif name in ("error_rate", "drop_rate"):
                     value = float(raw)
@@ -62,17 +98,21 @@ class Faults:
                     value = int(raw)
             except ValueError:
                 rule = {"latency": "milliseconds from 0 to 60000", "seed": "a whole number"}.get(
-                    name, "a probability from 0 to 1"
+                    name, "seconds from 0 to 86400" if name in _SOCKET_SETTINGS else "a probability from 0 to 1"
                 )
                 raise FaultSpecError(f"--faults: {name} must be {rule}, not {raw!r}") from None
             values[name] = value
-        if values.get("error_rate", 0) + values.get("drop_rate", 0) > 1:
+        if float(values.get("error_rate", 0)) + float(values.get("drop_rate", 0)) > 1:
             raise FaultSpecError("--faults: error_rate + drop_rate must not exceed 1")
+        seconds = {name: float(values[name]) for name in _SOCKET_SETTINGS[:3] if name in values}
+        start_error = values.get("socket_start_error")
         return cls(
             latency_ms=float(values.get("latency", 0.0)),
             error_rate=float(values.get("error_rate", 0.0)),
             drop_rate=float(values.get("drop_rate", 0.0)),
             seed=int(values.get("seed", 0)),
+            **seconds,
+            socket_start_error=str(start_error) if start_error is not None else None,
         )
 
 

@@ -73,6 +73,11 @@ def _config(app: object, *, log_config: object) -> uvicorn.Config:
     return uvicorn.Config(
         app, lifespan="off", access_log=False, log_level="warning", log_config=log_config,  # type: ignore[arg-type]  # an ASGI app and a logging dict, typed object here
         timeout_graceful_shutdown=2,
+        # The agent socket (sandbox/voice/agent_socket.py) through websockets' sans-I/O protocol,
+        # named rather than "auto" so a missing library fails at start, not at the first call.
+        # No per-message deflate: base64 audio hardly compresses, and deflating 50 frames a
+        # second per call would be CPU spent for nothing.
+        ws="websockets-sansio", ws_per_message_deflate=False,
     )
 
 
@@ -159,7 +164,7 @@ def _is_loopback(host: str) -> bool:
 def banner(base_url: str, speed: float, rate_limit: int, faults: Faults) -> str:
     lines = [
         f"vap sandbox serving at {base_url}  (speed {speed:g}x, {rate_limit} requests/minute per key"
-        + (f", faults {faults}" if faults.active else "") + ")",
+        + (f", faults {faults}" if faults.active or faults.socket_active else "") + ")",
         "",
         "Keys (send as Authorization: Bearer <key>):",
     ]
