@@ -56,6 +56,7 @@ from vap_console.api.models import (
     WebCallSession,
 )
 from vap_console.api.pieces import validate_in_pieces
+from vap_console.api.realtime import AgentSocket, Connector, RegisteredCall, socket_url
 from vap_console.api.rental import ProgressCallback, RentalApplication, RequestBody
 from vap_console.api.sending import Sender, Sleep
 from vap_console.cleartext import RULE, is_this_machine
@@ -317,6 +318,29 @@ class VapClient:
             max_retries=0,
         )
         return await self._parse(WebCallSession, answer)
+
+    # --- the realtime agent socket (api/realtime.py) ---
+
+    async def register_call(self, agent_ref: str) -> RegisteredCall:
+        """POST /v1/register-call: a one-use token for the agent socket. Registering bills nothing
+        and takes no slot, but the token's socket starts a billed call, so the client never sends
+        it twice by itself (``max_retries=0``): a new call is the person's decision."""
+        answer = await self._sender.send(
+            "POST", "/v1/register-call", json={"agent_id": agent_ref}, max_retries=0,
+        )
+        if answer.status != 201:
+            raise self._sender.clean(errors.UnexpectedResponse(
+                f"POST /v1/register-call answered {answer.status}, not 201 with a token: check the base URL",
+                status=answer.status, maybe_applied=False,
+            ), None)
+        return await self._parse(RegisteredCall, answer)
+
+    def agent_socket(self, registered: RegisteredCall | str, *, connect: Connector | None = None) -> AgentSocket:
+        """The session for a token (not yet connected: ``async with`` it). The socket's address is
+        derived from the base URL; the API key is not sent on it, the token is the credential."""
+        token = registered if isinstance(registered, str) else registered.access_token
+        url = socket_url(self._base_url, token)
+        return AgentSocket(url) if connect is None else AgentSocket(url, connect=connect)
 
     # --- plumbing ---
 
