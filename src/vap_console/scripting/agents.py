@@ -26,11 +26,13 @@ from vap_console.scripting.base import (
 
 WEBCALL_COST = "a web call is billed from the moment it starts, even if nobody joins"
 NAME_MAX = 100
+# A typed turn's longest text (the sandbox's limit; the vendor publishes none).
+SAY_MAX = 2000
 
 
 @click.group(epilog="Example: vap agents create --template support --name 'Front desk'")
 def agents() -> None:
-    """Agents: list, show, create, delete, limits (call slots), webcall."""
+    """Agents: list, show, create, delete, limits (call slots), webcall, talk, test."""
 
 
 def _state(deployed: bool | None) -> str:
@@ -195,3 +197,50 @@ def _lost(ref: str, key: str, error: Exception, slots: str) -> str:
             "shows them. Nothing was sent again. To ask for this call's credentials, run `vap agents "
             f"webcall {ref} --idempotency-key {key}`: a server that honours the key answers with this "
             "call; one that does not starts a second call, billed too")
+
+
+TALK_COST = ("a call over the agent socket is billed from the moment the agent answers until it ends "
+             "(here: after the last --say, or when the agent ends it)")
+
+
+@agents.command(epilog=(
+    "Example: vap agents talk ua_front_desk --say 'What are your hours?' --say bye --yes\n\n"
+    "Waits for the greeting, sends each --say as a typed turn and waits for its answer, then hangs "
+    "up. Prints the transcript; --json prints one object per socket event instead (audio summarised)."))
+@click.argument("ref")
+@click.option("--say", "says", multiple=True, metavar="TEXT", help="A turn to type (repeat for more).")
+@click.option("--yes", is_flag=True, help="Start without asking (needed without a terminal).")
+@click.option("--timeout", "turn_timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="Seconds an answer (or the greeting) may take before the call is hung up.")
+@common
+def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_timeout: float) -> None:
+    """Hold a typed conversation with a deployed agent over its realtime socket. Billed."""
+    from vap_console.scripting.dialogue import converse
+    from vap_console.scripting.talk_output import EventPrinter, end_of
+
+    for i, text in enumerate(says):
+        if not text.strip() or len(text) > SAY_MAX:
+            raise Failure(f"--say #{i + 1}: must not be blank and at most {SAY_MAX} characters; nothing was sent",
+                          EXIT_USAGE)
+    confirm_money(session, "vap agents talk", yes=yes)
+    client = session.client()
+    printer = EventPrinter(as_json=session.as_json)
+
+    async def go() -> Any:
+        async with client:
+            agent = await _agent_or_none(client, ref)
+            if agent is not None and agent.deployed is False:
+                raise Failure(f"{ref} ({agent.name or agent.ref}) is a draft: a draft takes no calls. Deploy "
+                              "it first (the dashboard's Deploy; on the sandbox, D on the console's "
+                              "Agents screen). Nothing was sent", EXIT_REFUSED)
+            slots = await _slots(client)
+            ask_money(session, TALK_COST + (f" ({slots})" if slots else ""), yes=yes)
+            return await converse(client, ref, says, on_event=printer.event,
+                                  on_call_started=session.on_call_started, turn_timeout=turn_timeout)
+
+    run = asyncio.run(go())
+    printer.closed(run.conversation)
+    message, code = end_of(run)
+    if code:
+        raise Failure(message, code)
+    say(message)

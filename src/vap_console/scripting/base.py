@@ -54,6 +54,9 @@ class Session:
     terminal_out: bool | None = None
     terminal_in: bool | None = None
     clients: list[Any] = field(default_factory=list)
+    # Told (call_id, agent_ref, kind) once a call a command started is billed: where the call
+    # ledger (issue 25) hooks in. None: nobody listens.
+    on_call_started: Callable[[str, str, str], None] | None = None
 
     @property
     def on_terminal(self) -> bool:
