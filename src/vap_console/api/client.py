@@ -28,6 +28,7 @@ The API key is held by a masking auth object: it is in no repr, str, log record 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Mapping
 from math import isfinite
 from typing import TypeVar
@@ -341,6 +342,16 @@ class VapClient:
         token = registered if isinstance(registered, str) else registered.access_token
         url = socket_url(self._base_url, token)
         return AgentSocket(url) if connect is None else AgentSocket(url, connect=connect)
+
+    async def tools_called(self, call_id: str) -> list[str] | None:
+        """The tools a call used, from GET /v1/calls/{id}'s ``toolsCalled`` (a sandbox extension);
+        None when the record does not say. (Issue 25's ``get_call`` reads the whole record.)"""
+        answer = await self._sender.send("GET", f"/v1/calls/{_segment(call_id)}", extension=True)
+        try:
+            tools = json.loads(answer.body or b"{}").get("toolsCalled")
+        except (ValueError, AttributeError):
+            return None
+        return [str(t) for t in tools] if isinstance(tools, list) else None
 
     # --- plumbing ---
 

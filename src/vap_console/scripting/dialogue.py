@@ -13,11 +13,11 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from vap_console.api.conversation import Conversation
-from vap_console.api.realtime import AgentSocket, LineDropped, ServerEvent, SessionCreated
+from vap_console.api.conversation import Conversation, Turn
+from vap_console.api.realtime import AgentSocket, LineDropped, ServerEvent, SessionCreated, Transcript
 
 if TYPE_CHECKING:
     from vap_console.api.client import VapClient
@@ -46,6 +46,8 @@ class Run:
     # agent hung up, say) or the time ran out.
     unsent: list[str]
     no_answer: str | None = None
+    # The agent's settled turns by what they answer: [0] the greeting, [i] the i-th turn sent.
+    segments: list[list[Turn]] = field(default_factory=lambda: [[]])
 
 
 class _Answers:
@@ -82,7 +84,7 @@ async def converse(
     unsent = list(turns)
     run = Run(talk, unsent)
     async with client.agent_socket(registered) as call:
-        reader = asyncio.create_task(_read(call, talk, answers, on_event, on_call_started, agent_ref, clock))
+        reader = asyncio.create_task(_read(call, run, answers, on_event, on_call_started, agent_ref, clock))
         try:
             expected = 1
             if not await _wait(answers, talk, expected, turn_timeout):
@@ -90,9 +92,11 @@ async def converse(
             while unsent and run.no_answer is None and not talk.ended:
                 talk.sent(clock())
                 expected = answers.done + 1
+                run.segments.append([])
                 try:
                     await call.send_text(unsent[0])
                 except LineDropped:
+                    run.segments.pop()
                     break  # the call ended as the turn left (the agent hung up): the reader says how
                 if not await _wait(answers, talk, expected, turn_timeout):
                     run.no_answer = unsent[0]
@@ -126,14 +130,17 @@ async def _wait(answers: _Answers, talk: Conversation, expected: int, within: fl
     return True
 
 
-async def _read(call: AgentSocket, talk: Conversation, answers: _Answers, on_event: EventSeen | None,
+async def _read(call: AgentSocket, run: Run, answers: _Answers, on_event: EventSeen | None,
                 on_call_started: CallStarted | None, agent_ref: str, clock: Callable[[], float]) -> None:
     from vap_console.api import errors
 
+    talk = run.conversation
     try:
         async for event in call.events():
             speaking_before = talk.speaking
             talk.apply(event)
+            if isinstance(event, Transcript) and event.role == "assistant" and talk.turns:
+                run.segments[-1].append(talk.turns[-1])
             if isinstance(event, SessionCreated) and on_call_started is not None:
                 on_call_started(event.call_id, agent_ref, "socket")
             if on_event is not None:
