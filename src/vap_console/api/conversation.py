@@ -54,6 +54,8 @@ class Turn:
     interrupted_at: str | None = None
     # Milliseconds from the person's turn being sent to the first sign of this answer.
     answer_ms: float | None = None
+    # The call ended while this turn was still arriving: what had arrived is all there is.
+    cut_off: bool = False
 
     @property
     def interrupted(self) -> bool:
@@ -77,6 +79,8 @@ class Conversation:
     audio_frames: int = 0
     audio_bytes: int = 0
     agent_turns: int = 0
+    # Every turn settled so far, both sides (the deque keeps only the last ``max_turns``).
+    settled_total: int = 0
     sent_at: float | None = None
 
     def __post_init__(self) -> None:
@@ -128,6 +132,7 @@ class Conversation:
         changed = {STATUS, BILLING, SPEAKING}
         if self.live is not None:
             # What had arrived of the turn stays, marked as cut by the end.
+            self.live.cut_off = True
             self._settle(self.live.text)
             changed |= {TURNS, LIVE}
         return changed
@@ -145,6 +150,7 @@ class Conversation:
         turn.text, turn.settled = text, True
         self.turns.append(turn)
         self.agent_turns += 1
+        self.settled_total += 1
         self.live = None
 
     def _created(self, event: ServerEvent) -> set[str]:
@@ -175,6 +181,7 @@ class Conversation:
             self._settle(event.text)
             return {TURNS, LIVE}
         self.turns.append(Turn(event.role, event.text, settled=True))
+        self.settled_total += 1
         return {TURNS}
 
     def _interrupted(self, event: ServerEvent) -> set[str]:
