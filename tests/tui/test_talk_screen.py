@@ -112,6 +112,13 @@ async def test_ctrl_s_saves_the_agents_audio_as_a_wav(tmp_path) -> None:
             with wave.open(str(saved)) as wav:
                 assert (wav.getframerate(), wav.getnchannels(), wav.getsampwidth()) == (24000, 1, 2)
                 assert wav.getnframes() == 51 * 480  # the 51 frames of 20 ms heard by 1.01 s
+            saved.unlink()
+            # In the typing box s is a letter; elsewhere (the transcript focused) it saves too.
+            await pilot.press("s")
+            assert screen.query_one("#say", Input).value == "s" and not saved.exists()
+            screen.transcript.focus()
+            await pilot.press("s")
+            await until(pilot, saved.exists)
 
 
 async def test_hanging_up_ends_the_call_on_the_server() -> None:

@@ -108,7 +108,8 @@ class TalkScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "hang_up", "Hang up", id="talk.hangup", tooltip="End the call (session.close)"),
         Binding("escape", "back", "Back", id="talk.back", tooltip="Back to Agents (the call has ended)"),
-        Binding("ctrl+s", "save_audio", "Save audio", id="talk.save",
+        # s where the typing box does not have the keys (it types an s); ctrl+s anywhere.
+        Binding("ctrl+s,s", "save_audio", "Save audio", id="talk.save",
                 tooltip="Save what the agent said as a WAV file"),
         Binding("ctrl+r", "call_again", "Call again", id="talk.again",
                 tooltip="Start a new billed call with this agent (asks first)"),
