@@ -15,12 +15,17 @@ from typing import Any
 import httpx
 import websockets
 
+from vap_console.sandbox.catalog import template_by_slug
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.keys import by_name
 from vap_console.sandbox.server import RunningSandbox, start_in_thread
 from vap_console.sandbox.voice import speech
 from vap_console.sandbox.voice.register import sockets_of
 
+# The seeded agents' voices (their templates' ttsConfig: a preset, else a description).
+VOICES = {name: str(t[5].get("voice") or t[5].get("description") or "default")
+          for name, t in (("Priya", template_by_slug("clinic-receptionist")), ("Kabir", template_by_slug("feedback-survey")))
+          if t is not None}
 PRIYA_GREETING = "Namaste! You've reached Sharma Dental Clinic. This is Priya, how may I help you today?"
 
 
@@ -33,13 +38,18 @@ def account_of(sandbox: RunningSandbox, key: str = "agent"):
     return sandbox.state.account(by_name(key))
 
 
-def speaking_seconds(text: str) -> float:
+def spoken(text: str, agent: str = "Priya") -> bytes:
+    """``text`` in the voice of the seeded agent ``agent`` (its ttsConfig), as the socket says it."""
+    return speech.synthesize(text, voice=VOICES[agent])
+
+
+def speaking_seconds(text: str, agent: str = "Priya") -> float:
     """How long the agent takes to say ``text``: its speech in 20 ms frames."""
-    return len(speech.frames(speech.synthesize(text))) * speech.FRAME_MS / 1000
+    return frame_count(text, agent) * speech.FRAME_MS / 1000
 
 
-def frame_count(text: str) -> int:
-    return len(speech.frames(speech.synthesize(text)))
+def frame_count(text: str, agent: str = "Priya") -> int:
+    return len(speech.frames(spoken(text, agent)))
 
 
 def loud(seconds: float) -> bytes:
@@ -82,6 +92,7 @@ class Call:
         self.sandbox = sandbox
         self.events: list[dict[str, Any]] = []
         self.close_code: int | None = None
+        self.agent = "Priya"  # whose voice the clock is moved on by
 
     @property
     def clock(self) -> VirtualClock:
@@ -149,7 +160,7 @@ class Call:
 
     async def played(self, text: str) -> list[dict[str, Any]]:
         """After agent_start_talking: the clock moved on by the time ``text`` takes to say."""
-        self.clock.advance(speaking_seconds(text))
+        self.clock.advance(speaking_seconds(text, self.agent))
         return await self.until("agent_stop_talking")
 
     async def answered(self, text: str, reply: str) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ import base64
 import pytest
 
 from vap_console.sandbox.voice import speech
+from vap_console.sandbox.voice.socket_audio import mix
 
 from .socket_calls import (
     PRIYA_GREETING,
@@ -51,6 +52,7 @@ async def test_a_full_second_per_append_is_accepted(live_sandbox) -> None:
 @pytest.mark.parametrize(("frame", "code"), [
     ("not json", "invalid_frame"),
     ('["a list"]', "invalid_frame"),
+    ("[" * 100_000 + "]" * 100_000, "invalid_frame"),
     ('{"type": "response.create"}', "unknown_type"),
     ('{"type": "input_text.send", "text": ""}', "invalid_text"),
     ('{"type": "input_text.send", "text": "' + "x" * 2001 + '"}', "invalid_text"),
@@ -151,8 +153,6 @@ async def test_caller_audio_over_the_agent_is_summed_into_the_record(live_sandbo
 
 @pytest.mark.parametrize("level", [100, 12_000, 32_767, -32_768])
 def test_mixing_two_sides_clips_to_16_bits(level: int) -> None:
-    from vap_console.sandbox.voice.agent_socket import mix
-
     agent = b"".join(v.to_bytes(2, "little", signed=True) for v in (30_000, -30_000, 5, -5) * 50)
     caller = b"".join(v.to_bytes(2, "little", signed=True) for v in (level, level, -level // 2, 0) * 50)
     expected = [max(-32768, min(32767, a + b)) for a, b in zip(_samples(agent), _samples(caller))]

@@ -53,6 +53,7 @@ async def test_a_tool_the_agent_lacks_is_not_called(live_sandbox) -> None:
     registered = await register(live_sandbox, "Kabir")  # its prompt attaches no book_appointment
     greeting = "Hi Rahul Verma, this is Priya from Sharma Dental Clinic. Do you have a minute for feedback?"
     async with dialled(live_sandbox, registered["access_token"]) as call:
+        call.agent = "Kabir"
         await call.next()
         await call.greeted(greeting)
         reply = "This is Priya. You said: book appointment. How else can I help?"

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import itertools
 import time
+from datetime import timedelta
 
+import httpx
 import pytest
 
 from vap_console.sandbox.clock import SystemClock, iso
@@ -22,6 +24,8 @@ from .socket_calls import (
     frame_count,
     limits,
     register,
+    speaking_seconds,
+    spoken,
     types,
 )
 
@@ -80,7 +84,7 @@ async def test_the_agent_greets_first_in_one_whole_turn(live_sandbox, sandbox_cl
     assert len(growing) == len(PRIYA_GREETING.split())
     audio = deltas(events)
     assert all(len(frame) == speech.FRAME_BYTES for frame in audio)
-    assert b"".join(audio) == b"".join(speech.frames(speech.synthesize(PRIYA_GREETING)))
+    assert b"".join(audio) == b"".join(speech.frames(spoken(PRIYA_GREETING)))
 
 
 async def test_audio_is_paced_in_20_ms_frames_on_the_sandbox_clock(live_sandbox, sandbox_clock) -> None:
@@ -177,15 +181,60 @@ async def test_a_client_that_just_goes_away_ends_the_call(live_sandbox) -> None:
 
 
 async def test_audio_follows_the_sandbox_speed_on_the_real_clock() -> None:
-    # --speed 20: the 3.6 s greeting plays in 0.18 s of real time, never faster.
+    # --speed 20: the 3.6 s greeting plays in 0.18 s of real time; never faster, and far from the
+    # 3.6 s it takes at speed 1. Timed from before connecting: a late reader shortens no bound.
     with start_in_thread(clock=SystemClock(speed=20)) as sandbox:
-        async with dialled(sandbox, (await register(sandbox))["access_token"]) as call:
-            arrivals = []
-            while not arrivals or call.events[-1]["type"] != "agent_stop_talking":
-                event = await call.next()
-                if event["type"] == "output_audio.delta":
-                    arrivals.append(time.monotonic())
-    span = arrivals[-1] - arrivals[0]
-    paced = (len(arrivals) - 1) * 0.02 / 20
-    assert len(arrivals) == frame_count(PRIYA_GREETING)
-    assert paced <= span < 20 * paced  # paced at 20x: not all at once, and far quicker than at 1x
+        token = (await register(sandbox))["access_token"]
+        dialling = time.monotonic()
+        async with dialled(sandbox, token) as call:
+            await call.until("agent_stop_talking")
+            took = time.monotonic() - dialling
+    assert len(deltas(call.events)) == frame_count(PRIYA_GREETING)
+    assert speaking_seconds(PRIYA_GREETING) / 20 <= took < speaking_seconds(PRIYA_GREETING)
+
+
+async def test_the_socket_call_is_read_back_at_get_calls(live_sandbox) -> None:
+    registered = await register(live_sandbox)
+    async with dialled(live_sandbox, registered["access_token"]) as call:
+        await call.next()
+        await call.greeted()
+        async with httpx.AsyncClient(base_url=live_sandbox.base_url,
+                                     headers={"Authorization": "Bearer sk_sandbox_agent"}) as c:
+            live = (await c.get(f"/v1/calls/{registered['call_id']}")).json()
+            await call.answered("which city?", "The city is Pune.")
+            await call.send(type="session.close")
+            await call.to_close()
+            ended = (await c.get(f"/v1/calls/{registered['call_id']}")).json()
+        async with httpx.AsyncClient() as keyless:
+            recording = await keyless.get(ended["recordingUrl"])
+    assert live["kind"] == "socket" and live["status"] == "in_progress"
+    assert ended["status"] == "completed" and ended["endReason"] == "client_requested"
+    assert ended["transcript"] == [{"role": "assistant", "content": PRIYA_GREETING},
+                                   {"role": "user", "content": "which city?"},
+                                   {"role": "assistant", "content": "The city is Pune."}]
+    assert ended["creditsCharged"] == 3
+    record = account_of(live_sandbox).calls[registered["call_id"]]
+    assert recording.status_code == 200 and recording.content == speech.wav_bytes(bytes(record.audio))
+    assert len(record.audio) == speech.SAMPLE_WIDTH * round(speech.SAMPLE_RATE * (
+        speaking_seconds(PRIYA_GREETING) + speaking_seconds("The city is Pune.")))
+
+
+async def test_session_close_then_closing_at_once_ends_the_call_as_requested(live_sandbox) -> None:
+    # The vendor's reference client hangs up so: session.close, then its own close without waiting.
+    registered = await register(live_sandbox)
+    async with dialled(live_sandbox, registered["access_token"]) as call:
+        await call.next()
+        await call.send(type="session.close")
+        await call.ws.close()
+    record = account_of(live_sandbox).calls[registered["call_id"]]
+    await eventually(lambda: record.status == COMPLETED, what="the call record completed")
+    assert record.end_reason == "client_requested"
+    assert (await limits(live_sandbox))["active_requests"] == 0
+
+
+async def test_agent_stop_talking_is_stamped_when_its_audio_ends(live_sandbox, sandbox_clock) -> None:
+    async with dialled(live_sandbox, (await register(live_sandbox))["access_token"]) as call:
+        await call.until("agent_start_talking")
+        sandbox_clock.advance(10)  # well past the greeting's end
+        stop = (await call.until("agent_stop_talking"))[-1]
+    assert stop["timestamp"] == iso(sandbox_clock.start + timedelta(seconds=speaking_seconds(PRIYA_GREETING)))

@@ -63,7 +63,7 @@ def test_every_route_of_the_sandbox_is_an_operation_and_extensions_are_marked(
     sandbox_app: Any, document: dict[str, Any]
 ) -> None:
     served = {(method.lower(), route.path) for route in sandbox_app.routes if isinstance(route, Route)
-              for method in route.methods if method != "HEAD"}  # the agent socket is not HTTP
+              for method in route.methods if method != "HEAD"}  # the sockets are in /asyncapi.json
     ops = operations(document)
     assert set(ops) == served
     assert served > SPEC_OPERATIONS

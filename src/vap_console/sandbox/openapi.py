@@ -15,6 +15,7 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Route
 
 from vap_console import __version__
 from vap_console.sandbox import inventory, phone_numbers
@@ -45,14 +46,6 @@ IDEMPOTENCY_KEY = {
                    "the first successful answer is replayed (header idempotent-replayed: true); the "
                    "same key with another body is 409 idempotency_key_reused.",
     "schema": {"type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_MAX, "pattern": "\\S"},
-}
-REGISTERED = {
-    "type": "object", "required": ["access_token", "expires_in", "sample_rate", "call_id"],
-    "properties": {
-        "access_token": {"type": "string", "pattern": "^wct_[0-9a-f]{32}$"},
-        "expires_in": {"const": 300}, "sample_rate": {"const": 24000},
-        "call_id": {"type": "string", "format": "uuid"},
-    },
 }
 IDEMPOTENCY_ERRORS = ((409, ["idempotency_key_reused", "idempotency_key_in_use"]), INVALID)
 CHOICES = {
@@ -270,18 +263,6 @@ def _operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
             | _errors(*json_errors, (402, ["access_blocked", "insufficient_balance"]), (404, ["agent_not_found"]),
                       (409, ["agent_not_deployed"]), (429, ["concurrency_limit_exceeded"]),
                       (502, ["agent_start_failed"]), NO_AGENTS, post=True)}},
-        "/v1/register-call": {"post": {
-            **ext, "operationId": "registerCall",
-            "summary": "Mint a one-use token for the realtime agent socket (GET /v1/agent/connect?token=)",
-            "x-sandbox-choice": "The vendor's published answer plus call_id; the token expires after 300 s "
-                                "of the sandbox clock; no slot, no bill (the socket checks both). "
-                                "docs/sandbox-voice.md",
-            "requestBody": {"required": True, "content": _json("WebCallRequest", ex["webcall_request"])},
-            "responses": {"201": {"description": "The token", "content": _json(REGISTERED, {
-                "access_token": "wct_" + "0123456789abcdef" * 2, "expires_in": 300, "sample_rate": 24000,
-                "call_id": "45a2200c-b77e-5669-8622-9e3c818d0925"})}}
-            | _errors(*json_errors, (402, ["access_blocked"]), (404, ["agent_not_found"]),
-                      (409, ["agent_not_deployed"]), NO_AGENTS, post=True)}},
         "/sandbox/agents/{agent_ref}/deploy": {"post": {
             **ext, "operationId": "deployAgent", "summary": "Deploy an agent (sandbox only: the dashboard's Deploy)",
             "parameters": [agent_ref],
@@ -398,8 +379,8 @@ def served_operations() -> set[tuple[str, str]]:
     """(method, path) of every HTTP operation the sandbox's app routes."""
     from vap_console.sandbox.app import _routes  # here: the app imports this module
 
-    return {(method.lower(), route.path) for route in _routes()
-            for method in getattr(route, "methods", None) or () if method != "HEAD"}
+    return {(method.lower(), route.path) for route in _routes() if isinstance(route, Route)  # not the sockets
+            for method in route.methods or () if method != "HEAD"}
 
 
 @functools.cache

@@ -17,9 +17,6 @@ import contextlib
 import functools
 import json
 import logging
-import operator
-import sys
-from array import array
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,19 +27,25 @@ from vap_console.sandbox.clock import iso
 from vap_console.sandbox.records import Account, LedgerEntry
 from vap_console.sandbox.voice import speech
 from vap_console.sandbox.voice.agent_brain import SandboxAgent
-from vap_console.sandbox.voice.call_records import CALLING, COMPLETED, FAILED, IN_PROGRESS, CallRecord
+from vap_console.sandbox.voice.call_records import (
+    CALLING,
+    COMPLETED,
+    FAILED,
+    IN_PROGRESS,
+    NANOS_PER_CREDIT,
+    PRICE_CREDITS_PER_MINUTE,
+    CallRecord,
+)
+from vap_console.sandbox.voice.recordings import voice_of
 from vap_console.sandbox.voice.register import AgentSockets, Grant, sockets_of
+from vap_console.sandbox.voice.socket_audio import Recording, Turns, loud
 
 _log = logging.getLogger("uvicorn.error")
 MAX_DURATION_SECONDS = 120
-# Sandbox price of a socket call: ₹3 for every started minute, charged when the minute starts.
-PRICE_NANOS_PER_MINUTE = 3 * 10**9
+# Every call's sandbox price (call_records.py), charged here as each minute starts.
+PRICE_NANOS_PER_MINUTE = PRICE_CREDITS_PER_MINUTE * NANOS_PER_CREDIT
 MAX_APPEND_BYTES = speech.SAMPLE_RATE * speech.SAMPLE_WIDTH  # 1 s
 TEXT_MAX = 2000
-# Caller audio is speech when a 20 ms window's RMS is above this (of 32767: about -36 dBFS).
-VOICE_RMS = 500
-# A spoken turn ends after this much caller silence (counted in the audio sent, not in clock time).
-TURN_SILENCE_SAMPLES = speech.SAMPLE_RATE * 600 // 1000
 FRAME = timedelta(milliseconds=speech.FRAME_MS)
 # The call record's end_reason where it differs from session.closed's reason (or there is none).
 _END_REASONS = {"dropped": "socket_dropped", "disconnected": "participant_disconnected"}
@@ -50,101 +53,9 @@ CLOSE_NORMAL, CLOSE_DROPPED, CLOSE_REFUSED, CLOSE_BAD_TOKEN = 1000, 1011, 4000, 
 
 
 @functools.lru_cache(maxsize=64)
-def _speech(text: str) -> bytes:
-    # The same text gives the same bytes, so a greeting every call opens with is made once.
-    return speech.synthesize(text)
-
-
-def _loud(window: bytes) -> bool:
-    samples = array("h")
-    samples.frombytes(window)
-    if sys.byteorder == "big":
-        samples.byteswap()
-    # The RMS is never above the peak: most caller audio (silence, room noise) is settled by two
-    # C-speed passes, not a sum of squares in Python.
-    if not samples or (max(samples) <= VOICE_RMS and -min(samples) <= VOICE_RMS):
-        return False
-    energy: int = sum(map(operator.mul, samples, samples))
-    return energy > VOICE_RMS * VOICE_RMS * len(samples)
-
-
-# Mixing two PCM s16le buffers without a Python step per sample (it ran for every caller frame
-# heard over the agent: a quarter of a 20-call run's CPU). Each sample goes to a 32-bit lane of
-# one big integer in offset binary (its sign bit flipped: x + 32768); one addition adds every lane
-# (at most 17 bits each: no carry into the next), and where the sum fits in 16 bits its lane's low
-# two bytes are the sum in two's complement. It fits exactly when the lane's bits 15 and 16 differ.
-_FLIP = bytes(b ^ 0x80 for b in range(256))
-_BIT7 = bytes(b >> 7 for b in range(256))
-_NOT = bytes(1 - b if b < 2 else b for b in range(256))
-
-
-def _lanes(pcm: bytes) -> int:
-    lanes = bytearray(2 * len(pcm))
-    lanes[0::4] = pcm[0::2]
-    lanes[1::4] = pcm[1::2].translate(_FLIP)
-    return int.from_bytes(lanes, "little")
-
-
-def mix(a: bytes, b: bytes) -> bytes:
-    """``a`` and ``b`` (PCM s16le of one length) summed, clipped to 16 bits."""
-    size = 2 * len(a)
-    total = (_lanes(a) + _lanes(b)).to_bytes(size, "little")
-    low, high, carry = total[0:size:4], total[1:size:4], total[2:size:4]
-    if high.translate(_BIT7) == carry.translate(_NOT):
-        out = bytearray(len(a))
-        out[0::2], out[1::2] = low, high
-        return bytes(out)
-    x, y = array("h"), array("h")
-    x.frombytes(a)
-    y.frombytes(b)
-    return array("h", (max(-32768, min(32767, i + j)) for i, j in zip(x, y))).tobytes()
-
-
-class _Mix:
-    """Both sides of the call on one timeline, summed where they overlap (the call's recording)."""
-
-    def __init__(self, audio: bytearray) -> None:
-        self.audio = audio
-
-    def add(self, offset: int, pcm: bytes) -> None:
-        audio = self.audio
-        if len(audio) < offset:
-            audio.extend(bytes(offset - len(audio)))
-        overlap = min(len(pcm), len(audio) - offset)
-        if overlap > 0:
-            here, new = bytes(audio[offset:offset + overlap]), pcm[:overlap]
-            if here.count(0) == overlap:
-                audio[offset:offset + overlap] = new
-            elif new.count(0) != overlap:
-                audio[offset:offset + overlap] = mix(here, new)
-        audio.extend(pcm[max(overlap, 0):])
-
-
-class _Turns:
-    """The sandbox's voice activity detection: a spoken turn is caller audio with energy, ended by
-    600 ms of silence; its length runs from the first loud window to the last."""
-
-    def __init__(self) -> None:
-        self.speaking = False
-        self.span = 0
-        self.quiet = 0
-
-    def feed(self, loud: bool, samples: int) -> float | None:
-        """Seconds of the turn that this window ends, else None."""
-        if loud:
-            if self.speaking:
-                self.span += self.quiet
-            self.speaking, self.quiet = True, 0
-            self.span += samples
-            return None
-        if not self.speaking:
-            return None
-        self.quiet += samples
-        if self.quiet < TURN_SILENCE_SAMPLES:
-            return None
-        seconds = self.span / speech.SAMPLE_RATE
-        self.speaking, self.span, self.quiet = False, 0, 0
-        return seconds
+def _speech(text: str, voice: str) -> bytes:
+    # The same text in the same voice gives the same bytes: a greeting every call opens with is made once.
+    return speech.synthesize(text, voice=voice)
 
 
 async def connect(websocket: WebSocket) -> None:
@@ -177,8 +88,8 @@ class Session:
         self.record = CallRecord(id=grant.call_id, agent_id=grant.agent_id, kind="socket", status=CALLING,
                                  created_at=now)
         account.calls[grant.call_id] = self.record
-        self.mix = _Mix(self.record.audio)
-        self.turns = _Turns()
+        self.mix = Recording(self.record.audio)
+        self.turns = Turns()
         self.heard: asyncio.Queue[str] = asyncio.Queue()
         self.lock = asyncio.Lock()
         self.ended: asyncio.Future[str] | None = None
@@ -233,6 +144,7 @@ class Session:
             return
         agent = self.account.agents[self.grant.agent_id]
         self.brain = SandboxAgent(self.account, agent, self.call_id)
+        self.voice = voice_of(self.account, agent.id)  # as its outbound calls' recordings speak
         # The slot is taken and the first minute charged in the same step as the check above.
         self.record.status, self.record.started_at = IN_PROGRESS, self.started
         self._charge()
@@ -281,7 +193,7 @@ class Session:
         at = self.started + timedelta(minutes=self.minutes - 1)
         self.account.ledger.append(
             LedgerEntry(at, -PRICE_NANOS_PER_MINUTE, f"socket call {self.call_id}: minute {self.minutes}"))
-        self.record.credits_charged = self.minutes * PRICE_NANOS_PER_MINUTE / 10**9
+        self.record.credits_charged = float(self.minutes * PRICE_CREDITS_PER_MINUTE)
 
     async def _send(self, event: dict[str, Any], *, turn: int | None = None, caller: bool = False,
                     last: bool = False) -> None:
@@ -295,10 +207,10 @@ class Session:
                 return
             if caller and self.stalled:
                 return
-            try:
+            # A frame the client has gone away from is lost; the reader ends the call, having read
+            # first what the client sent before it went (a session.close, so client_requested).
+            with contextlib.suppress(WebSocketDisconnect, OSError, RuntimeError):
                 await self.ws.send_text(json.dumps(event, separators=(",", ":"), ensure_ascii=False))
-            except (WebSocketDisconnect, OSError, RuntimeError):
-                self._end("disconnected")
 
     def _offset(self, at: datetime) -> int:
         # In whole microseconds: a float of seconds puts a frame at 0.58 s one sample early.
@@ -322,7 +234,7 @@ class Session:
                 continue
             try:
                 event = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # nesting deeper than the parser goes is not JSON here
                 await self._error("invalid_frame", "The frame is not JSON.")
                 continue
             kind = event.get("type") if isinstance(event, dict) else None
@@ -361,12 +273,12 @@ class Session:
         self.caller_end = offset + len(pcm)
         for start in range(0, len(pcm), speech.FRAME_BYTES):
             window = pcm[start:start + speech.FRAME_BYTES]
-            loud = _loud(window)
-            if loud and self.talking and not self.interrupted and not self.stalled:
+            voiced = loud(window)
+            if voiced and self.talking and not self.interrupted and not self.stalled:
                 self.interrupted = True
                 await self._send({"type": "interruption"})
                 self.pacer.wake(self.speaker_label)
-            seconds = self.turns.feed(loud, len(window) // speech.SAMPLE_WIDTH)
+            seconds = self.turns.feed(voiced, len(window) // speech.SAMPLE_WIDTH)
             if seconds is not None:
                 await self._heard(f"(speech, {seconds:.1f} s)")
 
@@ -400,7 +312,7 @@ class Session:
 
     async def _say(self, text: str) -> None:
         self.speaker_at = None
-        pcm = await asyncio.to_thread(_speech, text)
+        pcm = await asyncio.to_thread(_speech, text, self.voice)
         chunks = speech.frames(pcm)
         words = text.split()
         self.turn += 1
@@ -408,7 +320,7 @@ class Session:
         t0 = await self._wait(self.pacer.now())  # a turn due in a stall starts after it
         self.talking, self.interrupted, self.said = True, False, ""
         await self._send({"type": "agent_start_talking", "timestamp": iso(t0)})
-        said = 0
+        said, at = 0, t0
         for i, chunk in enumerate(chunks + [b""]):
             at = await self._wait(t0 + i * FRAME)
             if self.interrupted or not chunk:
@@ -425,9 +337,12 @@ class Session:
         if not self.interrupted:
             self.said = text
         self.talking = False
-        self.record.transcript.append({"role": "assistant", "content": self.said})
+        if self.said:  # cut in on before its first word, the turn said nothing
+            self.record.transcript.append({"role": "assistant", "content": self.said})
         await self._send({"type": "transcript", "role": "assistant", "text": self.said})
-        await self._send({"type": "agent_stop_talking", "timestamp": iso(self.pacer.now())})
+        # The end of its audio, or the moment it was cut off (not when a test's advance woke it).
+        stopped = self.pacer.now() if self.interrupted else at
+        await self._send({"type": "agent_stop_talking", "timestamp": iso(stopped)})
 
     async def _wait(self, at: datetime) -> datetime:
         """Sleep to the frame at ``at``; returns when it is sent, later than ``at`` after a stall.

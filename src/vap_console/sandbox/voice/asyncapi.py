@@ -104,7 +104,10 @@ def _agent_messages() -> dict[str, dict[str, Any]]:
         "agentError": _message(
             "agentError", "error", "A malformed frame (the call goes on), or a fatal error followed by close 4000.",
             _frame("error", {"code": {"type": "string", "examples": [
-                "insufficient_balance", "concurrency_limit_exceeded", "agent_start_failed", "not_configured"]},
+                "insufficient_balance", "concurrency_limit_exceeded", "agent_start_failed", "not_configured",
+                "invalid_audio", "invalid_text", "invalid_frame", "unknown_type"],
+                "description": "The four fatal codes are the vendor's; a malformed frame's are the sandbox's: "
+                               "invalid_audio, invalid_text, invalid_frame, unknown_type (docs/sandbox-voice.md)."},
                 "message": {"type": "string"}}), src),
         "inputAudioAppend": _message(
             "inputAudioAppend", "input_audio_buffer.append",
