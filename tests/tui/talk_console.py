@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 from tests.sandbox.socket_calls import PRIYA_GREETING, frame_count, loud, speaking_seconds
 from tests.tui.console_scenes import quiet, until
 from vap_console.api import VapClient
+from vap_console.api.audio import SilentPlayer
 from vap_console.api.realtime import AgentSocket, RegisteredCall, socket_url
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.keys import DEFAULT_KEY
@@ -26,6 +27,8 @@ from vap_console.tui.settings import Settings
 
 __all__ = ["PRIYA_GREETING", "TalkConsole", "loud", "speaking_seconds", "talk_console"]
 
+
+TEXT_ONLY = "Text only: no sound without the optional audio support (pip install 'vap-console[audio]')."
 
 # What the console shows as its server: the live sandbox's port changes from run to run.
 SHOWN_BASE_URL = "http://127.0.0.1:8787"
@@ -146,6 +149,11 @@ class TalkConsole:
         await quiet(pilot, workers=False)
 
 
+def no_sound_support(*, want_sound: bool = True) -> tuple[SilentPlayer, str]:
+    """As on a machine without the audio extra, whatever this one has installed."""
+    return SilentPlayer(), TEXT_ONLY
+
+
 @contextmanager
 def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool = False,
                  **screen_options: Any) -> Iterator[TalkConsole]:
@@ -158,4 +166,9 @@ def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool
 
         app = make_app(client_factory=client, profile_name="sandbox", base_url=SHOWN_BASE_URL,
                        clock=clock.now, settings=Settings(), start_screen="agents", on_sandbox=True)
-        yield TalkConsole(app, clock, live)
+        own = TalkScreen.__dict__["player_factory"]
+        TalkScreen.player_factory = staticmethod(no_sound_support)
+        try:
+            yield TalkConsole(app, clock, live)
+        finally:
+            TalkScreen.player_factory = own

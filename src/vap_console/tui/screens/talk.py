@@ -115,6 +115,10 @@ class TalkScreen(Screen[None]):
                 tooltip="Start a new billed call with this agent (asks first)"),
     ]
 
+    # What plays the agent's voice, and the sentence saying why it is silent (tests swap it: the
+    # screen must read the same whichever optional packages the machine has).
+    player_factory: Callable[..., tuple[Player, str]] = staticmethod(open_player)
+
     class Heard(Message):
         def __init__(self, event: ServerEvent) -> None:
             super().__init__()
@@ -145,7 +149,7 @@ class TalkScreen(Screen[None]):
         if player is not None:
             self.player, self.sound_note = player, ""
         else:
-            self.player, self.sound_note = open_player(want_sound=sound)
+            self.player, self.sound_note = type(self).player_factory(want_sound=sound)
         self._socket: AgentSocket | None = None
         self._started_at: datetime | None = None
         self._ticker: Timer | None = None
