@@ -178,6 +178,7 @@ class TalkScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self._timer = self.query_one(BilledTimer)
         self.query_one(SlotsLine).limits = self.limits
         if self.sound_note:
             self.transcript.note(self.sound_note)
@@ -201,7 +202,12 @@ class TalkScreen(Screen[None]):
             self._socket = socket
             async with socket:
                 async for event in socket.events():
-                    self.post_message(self.Heard(event))
+                    if isinstance(event, OutputAudioDelta):
+                        # 50 a second and no widget shows them: played and kept here, on the UI's
+                        # loop (an async worker), without a message each.
+                        self._audio(event)
+                    else:
+                        self.post_message(self.Heard(event))
         except errors.ApiError as failure:
             self.post_message(self.CallOver(failure))
             return
@@ -212,10 +218,6 @@ class TalkScreen(Screen[None]):
         event = message.event
         changed = self.talk.apply(event)
         self._tick()  # the billed time as of this frame (the interval moves it between frames)
-        if isinstance(event, OutputAudioDelta):
-            pcm = event.pcm
-            self.player.play(pcm)
-            self.tape.add(pcm)
         if isinstance(event, Interruption):
             self.player.flush()
         if TURNS in changed:
@@ -229,7 +231,12 @@ class TalkScreen(Screen[None]):
         if isinstance(event, ErrorEvent) and STATUS in changed:
             # A frame the service could not use; the call goes on (a fatal one is followed by 4000).
             self.transcript.note(f"The service reported {event.code}: {event.message}", "italic $warning")
-        del changed  # AUDIO changes no widget: the player and the tape have it
+
+    def _audio(self, event: OutputAudioDelta) -> None:
+        self.talk.apply(event)
+        pcm = event.pcm
+        self.player.play(pcm)
+        self.tape.add(pcm)
 
     def _started(self) -> None:
         self._started_at = self.services.now()
@@ -244,7 +251,7 @@ class TalkScreen(Screen[None]):
     def _tick(self) -> None:
         if self._started_at is not None and not self.ended:
             elapsed = (self.services.now() - self._started_at).total_seconds()
-            self.query_one(BilledTimer).seconds = int(max(0.0, elapsed))
+            self._timer.seconds = int(max(0.0, elapsed))
 
     @on(CallOver)
     def _call_over(self, message: CallOver) -> None:
