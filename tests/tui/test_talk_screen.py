@@ -131,3 +131,16 @@ async def test_hanging_up_ends_the_call_on_the_server() -> None:
             await pilot.press("escape")  # hang up
             await until(pilot, lambda: screen.ended)
             assert record.status == "completed" and record.end_reason == "client_requested"
+
+
+async def test_an_error_frame_is_told_and_the_call_goes_on() -> None:
+    with talk_console() as console:
+        async with console.app.run_test(size=(120, 36)) as pilot:
+            screen = await console.talking(pilot)
+            await console.greeted(pilot)
+            await screen._socket._send({"type": "input_audio_buffer.append", "audio": "not base64!"})
+            notes = lambda: " ".join(str(w.content) for w in screen.query(".talk-note"))  # noqa: E731
+            await until(pilot, lambda: "The service reported invalid_audio" in notes())
+            assert not screen.ended
+            await console.say(pilot, "still there?")
+            assert not screen.ended
