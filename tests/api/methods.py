@@ -82,6 +82,9 @@ METHODS: list[Method] = [
     Method("start_webcall", "POST", lambda c: c.start_webcall("ua_front"), WEBCALL),
     Method("get_agent", "GET", lambda c: c.get_agent("ua_front"), AGENT),
     Method("agent_limits", "GET", lambda c: c.agent_limits(), {"concurrency_limit": 4, "active_requests": 1}),
+    Method("register_call", "POST", lambda c: c.register_call("ua_front"),
+           {"access_token": "wct_" + "0" * 32, "expires_in": 300, "sample_rate": 24000}),
+    Method("tools_called", "GET", lambda c: c.tools_called("call-1"), {"id": "call-1", "toolsCalled": ["end_call"]}),
     Method("sandbox_deploy_agent", "POST", lambda c: c.sandbox_deploy_agent("ua_front"), AGENT,
            prefix="/sandbox/"),
 ]

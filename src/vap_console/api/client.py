@@ -28,7 +28,6 @@ The API key is held by a masking auth object: it is in no repr, str, log record 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Mapping
 from math import isfinite
 from typing import TypeVar
@@ -57,7 +56,7 @@ from vap_console.api.models import (
     WebCallSession,
 )
 from vap_console.api.pieces import validate_in_pieces
-from vap_console.api.realtime import AgentSocket, Connector, RegisteredCall, socket_url
+from vap_console.api.realtime import AgentSocket, CallTools, Connector, RegisteredCall, socket_url
 from vap_console.api.rental import ProgressCallback, RentalApplication, RequestBody
 from vap_console.api.sending import Sender, Sleep
 from vap_console.cleartext import RULE, is_this_machine
@@ -329,11 +328,6 @@ class VapClient:
         answer = await self._sender.send(
             "POST", "/v1/register-call", json={"agent_id": agent_ref}, max_retries=0,
         )
-        if answer.status != 201:
-            raise self._sender.clean(errors.UnexpectedResponse(
-                f"POST /v1/register-call answered {answer.status}, not 201 with a token: check the base URL",
-                status=answer.status, maybe_applied=False,
-            ), None)
         return await self._parse(RegisteredCall, answer)
 
     def agent_socket(self, registered: RegisteredCall | str, *, connect: Connector | None = None) -> AgentSocket:
@@ -347,11 +341,7 @@ class VapClient:
         """The tools a call used, from GET /v1/calls/{id}'s ``toolsCalled`` (a sandbox extension);
         None when the record does not say. (Issue 25's ``get_call`` reads the whole record.)"""
         answer = await self._sender.send("GET", f"/v1/calls/{_segment(call_id)}", extension=True)
-        try:
-            tools = json.loads(answer.body or b"{}").get("toolsCalled")
-        except (ValueError, AttributeError):
-            return None
-        return [str(t) for t in tools] if isinstance(tools, list) else None
+        return (await self._parse(CallTools, answer)).tools_called
 
     # --- plumbing ---
 

@@ -32,7 +32,7 @@ from urllib.parse import quote
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from vap_console.api import errors
-from vap_console.api.models.wire import _SnakeWire
+from vap_console.api.models.wire import _SnakeWire, _Wire
 
 SAMPLE_RATE = 24_000
 SAMPLE_WIDTH = 2
@@ -64,6 +64,14 @@ class RegisteredCall(_SnakeWire):
                 f"access_token={mask_token(self.access_token)!r})")
 
     __str__ = __repr__
+
+
+class CallTools(_Wire):
+    """Of GET /v1/calls/{id}, the tools the call used (``toolsCalled``, a sandbox extension; None
+    where the record does not say). Issue 25's client reads the whole record."""
+
+    id: str
+    tools_called: list[str] | None = None
 
 
 def mask_token(token: str) -> str:
