@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from tests.sandbox.socket_calls import PRIYA_GREETING, frame_count, loud, speaking_seconds
 from tests.tui.console_scenes import quiet, until
 from vap_console.api import VapClient
-from vap_console.api.audio import SilentPlayer
+from vap_console.api.audio import TEXT_ONLY, SilentPlayer
 from vap_console.api.realtime import AgentSocket, RegisteredCall, socket_url
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.keys import DEFAULT_KEY
@@ -28,7 +28,6 @@ from vap_console.tui.settings import Settings
 __all__ = ["PRIYA_GREETING", "TalkConsole", "loud", "speaking_seconds", "talk_console"]
 
 
-TEXT_ONLY = "Text only: no sound without the optional audio support (pip install 'vap-console[audio]')."
 
 # What the console shows as its server: the live sandbox's port changes from run to run.
 SHOWN_BASE_URL = "http://127.0.0.1:8787"
@@ -150,7 +149,7 @@ class TalkConsole:
 
 
 def no_sound_support(*, want_sound: bool = True) -> tuple[SilentPlayer, str]:
-    """As on a machine without the audio extra, whatever this one has installed."""
+    """As on a machine without sound, whatever this one has installed."""
     return SilentPlayer(), TEXT_ONLY
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Input, Static
 
-from tests.tui.console_scenes import click, run_from_palette, until
+from tests.tui.console_scenes import click, click_again, run_from_palette, until
 from tests.tui.talk_console import PRIYA_GREETING, talk_console
 from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
 from vap_console.tui.widgets.talk import BilledTimer, SpeakingIndicator
@@ -128,9 +128,12 @@ async def test_hanging_up_ends_the_call_on_the_server() -> None:
         async with console.app.run_test(size=(120, 36)) as pilot:
             screen = await console.talking(pilot)
             (record,) = console.sandbox.state.account(by_name("agent")).calls.values()
-            await pilot.press("escape")  # hang up
+            await click(pilot, "#hang-up")  # with the mouse
             await until(pilot, lambda: screen.ended)
             assert record.status == "completed" and record.end_reason == "client_requested"
+            assert str(screen.query_one("#hang-up").label) == "Close"
+            await click_again(pilot, "#hang-up")
+            await until(pilot, lambda: not isinstance(console.app.screen, TalkScreen))
 
 
 async def test_an_error_frame_is_told_and_the_call_goes_on() -> None:

@@ -1,9 +1,9 @@
 """The agent's audio on this machine, behind one small interface (Textual-free).
 
 ``Player`` is what the Talk screen feeds each ``output_audio.delta`` to and flushes on an
-``interruption``. ``SilentPlayer`` plays nothing: tests, ``vap web``, and a machine without the
-optional ``vap-console[audio]`` extra or without an output device use it, and the screen says once
-that the call is text-only. ``open_player()`` picks one and says why it is silent.
+``interruption``. ``SilentPlayer`` plays nothing: tests, ``vap web``, and (until a device player is
+built) every machine use it, and the screen says once that the call is text-only. ``open_player()``
+picks one and says why it is silent.
 
 ``AudioTape`` keeps what the agent said (PCM s16le, 24 kHz, mono) so ``s`` can save it as a WAV;
 it keeps at most ``MAX_TAPE_SECONDS`` (a call's longest, with room to spare), then stops growing.
@@ -52,18 +52,16 @@ class SilentPlayer:
         pass
 
 
-def open_player(*, want_sound: bool = True) -> tuple[Player, str]:
-    """A player and, when it is silent, the sentence saying why (shown once)."""
-    if not want_sound:
-        return SilentPlayer(), "Text only: this console does not play sound here (the browser console, or tests)."
-    from importlib.util import find_spec
+TEXT_ONLY = "Text only: this console does not play the agent's voice yet; ctrl+s saves it as a WAV."
 
-    if find_spec("miniaudio") is None:  # optional: the vap-console[audio] extra
-        return SilentPlayer(), ("Text only: no sound without the optional audio support "
-                                "(pip install 'vap-console[audio]').")
-    # Playing through miniaudio is not wired yet: the interface is here so it can be, and the
-    # screen stays honest about being text-only until then.
-    return SilentPlayer(), "Text only: playing the agent's voice is not built yet; s saves it as a WAV."
+
+def open_player(*, want_sound: bool = True) -> tuple[Player, str]:
+    """A player and, when it is silent, the sentence saying why (shown once). Playing through a
+    device (an optional ``vap-console[audio]`` extra with miniaudio) is not built yet: until it is,
+    every call is text-only and the screen says so rather than promise an extra that does nothing."""
+    if not want_sound:
+        return SilentPlayer(), "Text only: the console in a browser plays no sound; ctrl+s saves it as a WAV."
+    return SilentPlayer(), TEXT_ONLY
 
 
 class AudioTape:

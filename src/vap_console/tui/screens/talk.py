@@ -228,8 +228,9 @@ class TalkScreen(Screen[None]):
             self.query_one(SpeakingIndicator).state = "speaking" if self.talk.speaking else "listening"
         if isinstance(event, SessionCreated):
             self._started()
-        if isinstance(event, ErrorEvent) and STATUS in changed:
-            # A frame the service could not use; the call goes on (a fatal one is followed by 4000).
+        if isinstance(event, ErrorEvent) and STATUS in changed and self.talk.started:
+            # A frame the service could not use; the call goes on. (Before session.created an error
+            # frame is the refusal that a 4000 close follows: the end says it, once.)
             self.transcript.note(f"The service reported {event.code}: {event.message}", "italic $warning")
 
     def _audio(self, event: OutputAudioDelta) -> None:
