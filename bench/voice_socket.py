@@ -3,9 +3,9 @@
 The sandbox runs in a child process of its own (as under `vap --sandbox`), on the real clock at
 speed 1. Each call registers, connects, streams 20 ms frames of quiet caller audio in real time
 (below the voice threshold, so nothing interrupts), hears the greeting, types one turn, hears the
-answer and hangs up: about 11 s of agent speech. An untimed call first makes the speech of both
-turns (the sandbox keeps it: the same text gives the same bytes), so both runs measure calls, not
-the speech engine. Measured:
+answer and hangs up: about 19 s of agent speech (eSpeak NG; 11 s with the placeholder tones). An
+untimed call first makes the speech of both turns (the sandbox keeps it: the same text gives the
+same bytes), so both runs measure calls, not the speech engine. Measured:
 
 - frame pacing jitter: how far each output_audio.delta arrives from its place on a 20 ms grid
   (the grid of its turn, anchored at the turn's median offset), p50 and p99 over every frame;

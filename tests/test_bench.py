@@ -4,7 +4,12 @@ console under it stopped) fails here rather than when someone next measures."""
 
 from __future__ import annotations
 
+import httpx
+
+from bench import tts as tts_bench
 from bench import tui as tui_bench
+from vap_console.sandbox.app import create_app
+from vap_console.sandbox.clock import VirtualClock
 from vap_console.tui.widgets.rows import RowTable
 
 
@@ -14,3 +19,11 @@ async def test_the_console_bench_loads_filters_and_times_a_list() -> None:
     shown, per_key, refill = await tui_bench._variables(300)
     assert 0 < shown < 60 and 0 < per_key < 60 and 0 < refill < 60  # seconds: measured, not blank
     assert RowTable.set_rows is set_rows  # its timing patch is undone
+
+
+async def test_the_speech_bench_times_the_endpoint_and_the_stream() -> None:
+    transport = httpx.ASGITransport(app=create_app(clock=VirtualClock()))
+    async with httpx.AsyncClient(transport=transport, base_url="http://s", headers=tts_bench.KEY) as client:
+        took, audio = await tts_bench._speak(client, tts_bench._text(200))
+    assert 0 < took < 60 and 5 < audio < 30  # seconds: measured, not blank
+    assert 0 < await tts_bench.first_audio(tts_bench._text(400)) < 60

@@ -135,17 +135,21 @@ class Tmux:
         return [styled_row(line) for line in
                 self.tmux("capture-pane", "-e", "-p", "-t", self.session).split("\n")]
 
-    def focused(self, label: str) -> bool:
-        """Whether the button labelled ``label`` is drawn focused (Textual draws it reversed)."""
+    def focused(self, label: str, *, after: str = "") -> bool:
+        """Whether the button labelled ``label`` is drawn focused (Textual draws it reversed); with
+        ``after``, the first such label to the right of ``after`` on its line (a placeholder may
+        name the button too)."""
         for row in self.styled():
-            at = plain(row).find(label)
+            line = plain(row)
+            start = line.find(after)
+            at = line.find(label, start) if start >= 0 else -1
             if at >= 0:
                 return row[at].reverse
         return False
 
-    def wait_for_focus(self, label: str) -> None:
-        """Wait until the button labelled ``label`` has the focus."""
-        self._until(lambda: self.focused(label) or None, f"the focus on {label!r}")
+    def wait_for_focus(self, label: str, *, after: str = "") -> None:
+        """Wait until the button labelled ``label`` (right of ``after``) has the focus."""
+        self._until(lambda: self.focused(label, after=after) or None, f"the focus on {label!r}")
 
     def focused_input(self) -> tuple[str, ...] | None:
         """The focused input as the screen shows it, its label and its lines (its own columns only:

@@ -4,6 +4,7 @@ so `vap --version` and `vap profiles` never pay for Textual or the sandbox."""
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
@@ -22,16 +23,23 @@ def build_parser() -> argparse.ArgumentParser:
     # argparse is imported here, not at the top: the area commands for scripts (click) never need it.
     import argparse
 
+    from vap_console.scripting import AREA_SUMMARIES
+
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
+            unknown = _UNKNOWN_CHOICE.search(message)
+            if unknown and self.prog == "vap":
+                message = unknown_command(unknown.group(1), [*AREA_SUMMARIES, *CONSOLE_COMMANDS])
             self.exit(EXIT_USAGE, f"vap: {message} (see `vap --help`)\n")
 
     parser = _Parser(
         prog="vap",
-        description="Terminal console for the Voice Agent Platform API.",
-        epilog=("For scripts, every area is a command too: vap numbers|tools|variables|voices|"
-                "templates|agents … (try `vap agents --help`); `vap completion bash|zsh|fish`. "
+        description="Terminal console for the Voice Agent Platform API. `vap` alone opens the\n"
+                    "console; each area is a command for scripts too.",
+        epilog=("Example: vap tools list\n\n"
+                "Each command has its own --help with an example (`vap agents --help`).\n"
                 "See docs/cli.md."),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"vap-console {__version__}")
     parser.add_argument("--profile", help="profile to use (default: the active one)")
@@ -41,7 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the console on an embedded sandbox (no account, no keyring)",
     )
     parser.add_argument("--speed", type=float, default=1.0, help="sandbox clock speed (with --sandbox)")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND",
+                                title="commands")
+    # The area commands run on click (scripting/), before argparse sees them: listed here so that
+    # `vap --help` names every command, never parsed here.
+    for area, summary in AREA_SUMMARIES.items():
+        lowered = summary[0].lower() + summary[1:] if summary[1:2].islower() else summary
+        sub.add_parser(area, help=lowered.rstrip("."), add_help=False)
 
     login = sub.add_parser("login", help="store an API key in the OS keyring")
     login.add_argument("--profile", dest="sub_profile", help="profile name (default: the active one, else default)")
@@ -90,6 +104,19 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--profile", dest="sub_profile")
     watch.add_argument("--interval", type=float, default=2.0, help="seconds between polls")
     return parser
+
+
+_UNKNOWN_CHOICE = re.compile(r"argument COMMAND: invalid choice: '([^']*)'")
+CONSOLE_COMMANDS = ("login", "logout", "profiles", "sandbox", "web", "rental")
+
+
+def unknown_command(word: str, commands: Sequence[str]) -> str:
+    """``no command tool: did you mean `vap tools`? Commands: …``: one line, the near miss first."""
+    import difflib
+
+    close = difflib.get_close_matches(word, commands, n=1, cutoff=0.6)
+    guess = f": did you mean `vap {close[0]}`?" if close else "."
+    return f"no command {word!r}{guess} Commands: {', '.join(commands)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,12 @@ stand-in:
 * C1 controls (U+0080–U+009F) as ``\\x9b``-style escapes;
 * bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069, LRM, RLM, ALM) as
   ``\\u202e``-style escapes, so a name cannot display reversed;
+* zero-width characters (U+200B–U+200D, U+2060, U+FEFF) the same way, so two names that look
+  alike (``support`` and ``sup\\u200bport``) can be told apart; but for a joiner doing the work
+  it is there for, which changes what is drawn: ZWJ inside an emoji sequence (👩‍⚕️), ZWJ and
+  ZWNJ between letters of a script that shapes with them (Devanagari to Sinhala, Arabic);
+* lone surrogates as escapes: a file name's undecodable byte (a raw 0x9B, read by Python as
+  U+DC9B) as ``\\x9b``, so it is neither sent to the terminal nor fails to encode there;
 * line and paragraph separators (U+2028, U+2029) like newlines.
 
 Tabs and newlines are kept where the text wraps (``multiline=True``); on one line they become
@@ -22,9 +28,19 @@ import re
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _SEPARATORS = "\u2028\u2029"
+# Invisible, so a name holding one looks like a name without.
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+_JOINERS = "\u200c\u200d"
+# Where a joiner shows as a different drawing rather than as nothing: emoji (with their skin tones,
+# variation selector and keycap) and the scripts that shape with ZWJ/ZWNJ.
+_EMOJI = "\u2600-\u27bf\u2b00-\u2bff\u20e3\ufe0f\U0001f000-\U0001faff"
+_SHAPED = "\u0600-\u061b\u061d-\u06ff\u0900-\u0dff"
+_JOIN_KEPT = f"(?<=[{_EMOJI}])\u200d(?=[{_EMOJI}])|(?<=[{_SHAPED}])[{_JOINERS}](?=[{_SHAPED}])"
+_OTHERS = "\u200b\u2060\ufeff"
+_SHOWN = f"[{_BIDI}{_OTHERS}{_SEPARATORS}\ud800-\udfff]|(?!{_JOIN_KEPT})[{_JOINERS}]"
 # Everything that is shown as something else; \t and \n are only replaced on one line.
-UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}]")
-UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}]")
+UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f]|{_SHOWN}")
+UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f]|{_SHOWN}")
 
 
 def stand_in(char: str, multiline: bool) -> str:
@@ -37,10 +53,12 @@ def stand_in(char: str, multiline: bool) -> str:
         return "\u2421"  # ␡
     if code <= 0x9F:
         return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"\\x{code - 0xDC00:02x}"  # the byte os.fsdecode could not decode
     return f"\\u{code:04x}"
 
 
-_CODES = [*range(0x20), *range(0x7F, 0xA0), *map(ord, _BIDI + _SEPARATORS)]
+_CODES = [*range(0x20), *range(0x7F, 0xA0), *map(ord, _BIDI + ZERO_WIDTH + _SEPARATORS), *range(0xD800, 0xE000)]
 _MULTI = {c: stand_in(chr(c), True) for c in _CODES if chr(c) not in "\t\n"}
 _SINGLE = {c: stand_in(chr(c), False) for c in _CODES}
 
@@ -50,6 +68,15 @@ def clean(value: object, *, multiline: bool = True) -> str:
     if value is None:
         return ""
     string = value if isinstance(value, str) else str(value)
-    if multiline:
-        return string.translate(_MULTI) if UNSAFE.search(string) else string
-    return string.translate(_SINGLE) if UNSAFE_ONE_LINE.search(string) else string
+    pattern, table = (UNSAFE, _MULTI) if multiline else (UNSAFE_ONE_LINE, _SINGLE)
+    if not pattern.search(string):
+        return string
+    if "\u200c" in string or "\u200d" in string:  # a joiner may be kept: character by character
+        return pattern.sub(lambda match: table[ord(match.group())], string)
+    return string.translate(table)
+
+
+def typeable(value: str) -> bool:
+    """Whether ``value`` could have been typed into a one-line field: nothing in it that ``clean``
+    would show as something else (the keyboard gives no control, bidi or zero-width character)."""
+    return not UNSAFE_ONE_LINE.search(value)

@@ -94,8 +94,12 @@ def watch_main(
         ProfilesFileError,
     )
 
+    store = keystore or KeyStore()
     try:
-        creds = (keystore or KeyStore()).resolve(profile)
+        missing = store.missing_profile(profile)
+        if missing:
+            return fail(missing)
+        creds = store.resolve(profile)
     except (CredentialsInputError, KeyringUnavailable, ProfilesFileError) as exc:
         return fail(str(exc))
     if not creds.key:

@@ -121,3 +121,56 @@ async def test_an_implausible_request_id_is_never_quoted(make_client, hostile):
     with pytest.raises(errors.ApiError) as caught:
         await client.list_variables()
     assert caught.value.request_id is None and "request" not in str(caught.value)
+
+
+# --- said once (issue 28, point 7): the one description, for the console and for `vap` ---
+
+
+def _lost_body_of_a_post() -> errors.ApiError:
+    from vap_console.api.answers import attempt_failure
+
+    return attempt_failure("POST /v1/tools", True, 200, None, True, False, base_url="https://api.example.test",
+                           request_timeout=30, total_timeout=120, max_response_bytes=1024)
+
+
+SAID_TWICE = [
+    # The server's message is the field problem the details list again.
+    errors.error_from_body(422, {"error": "name: must be at most 64 characters", "code": "invalid_request",
+                                 "details": [{"loc": "body.name", "message": "must be at most 64 characters"}]}),
+    # The server's message already gives the client's hint.
+    errors.error_from_body(401, {"error": "Check the API key: it may be mistyped, revoked or expired.",
+                                 "code": "unauthorized"}),
+    errors.error_from_body(502, {"error": "The carrier refused. Safe to retry later.", "code": "telephony_x_error"}),
+    # A POST whose outcome is unknown: its hint and the maybe-applied warning are one sentence.
+    _lost_body_of_a_post(),
+]
+
+
+def _sentences(text: str) -> list[str]:
+    import re
+
+    return [s.strip().lower() for s in re.split(r"(?<=[.?!])\s+", text) if s.strip()]
+
+
+@pytest.mark.parametrize("error", SAID_TWICE, ids=lambda e: e.code)
+def test_an_error_never_says_a_sentence_twice_in_the_console_or_in_vap(error: errors.ApiError) -> None:
+    from vap_console.scripting.base import describe
+
+    for text in (str(error), describe(error)[0]):
+        sentences = _sentences(text)
+        assert len(sentences) == len(set(sentences)), text
+        for phrase in ("must be at most 64 characters", "check the api key", "safe to retry later",
+                       "may have taken effect"):
+            assert text.lower().count(phrase) <= 1, text
+
+
+def test_a_lost_body_is_not_labelled_with_its_2xx_status() -> None:
+    from vap_console.scripting.base import describe
+    from vap_console.tui.failures import error_title
+
+    error = _lost_body_of_a_post()
+    assert "answered HTTP 200 but the body did not arrive" in str(error)  # said once, as what happened
+    for text in (str(error), describe(error)[0], error_title(error)):
+        assert "(HTTP 200" not in text and "HTTP 200 ·" not in text, text
+    refused = errors.error_from_body(422, {"error": "Bad", "code": "invalid_request"})
+    assert "(HTTP 422, invalid_request)" in str(refused) and error_title(refused) == "HTTP 422 · invalid_request"

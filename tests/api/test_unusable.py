@@ -82,7 +82,7 @@ async def test_a_login_page_says_to_check_the_base_url_and_names_the_content_typ
     assert str(caught.value) == (
         "The answer to GET /v1/variables is not JSON (text/html, 37 bytes: expected value at line 1 "
         "column 1): check the base URL https://api.example.test; a proxy or login page may be "
-        "answering (HTTP 200, unexpected_response)."
+        "answering (unexpected_response)."
     )
 
 

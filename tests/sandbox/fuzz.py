@@ -61,10 +61,14 @@ def config(key: str, *, max_examples: int, seed: int, max_time: int | None) -> S
         # account's KYC state (the JSON form is only for a verified account), a number the account
         # already holds, and the files' bytes (PDF, JPEG or PNG by content) (rentals). Each is stated
         # in the document's descriptions; every other operation must accept every valid request.
+        # Speech: which fields an engine takes, muga's tone tag and script, a text with nothing to
+        # speak (400).
         "operations": [
-            {"include-operation-id": operation,
-             "checks": {"positive_data_acceptance": {"expected-statuses": [*ACCEPTED, "422"]}}}
-            for operation in ("createTool", "rentNumber")
+            *({"include-operation-id": operation,
+               "checks": {"positive_data_acceptance": {"expected-statuses": [*ACCEPTED, "422"]}}}
+              for operation in ("createTool", "rentNumber")),
+            {"include-operation-id": "synthesizeSpeech",
+             "checks": {"positive_data_acceptance": {"expected-statuses": [*ACCEPTED, "400", "422"]}}},
         ],
     })
 

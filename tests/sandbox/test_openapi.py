@@ -15,7 +15,6 @@ import jsonschema
 import pytest
 from openapi_spec_validator import validate
 from pydantic import BaseModel
-from starlette.routing import Route
 
 from vap_console.api import models as m
 from vap_console.sandbox.openapi import build_document, document_json
@@ -62,8 +61,8 @@ async def test_it_is_served_without_a_key_and_is_what_the_cli_prints(sandbox_tra
 def test_every_route_of_the_sandbox_is_an_operation_and_extensions_are_marked(
     sandbox_app: Any, document: dict[str, Any]
 ) -> None:
-    served = {(method.lower(), route.path) for route in sandbox_app.routes if isinstance(route, Route)
-              for method in route.methods if method != "HEAD"}  # the sockets are in /asyncapi.json
+    served = {(method.lower(), route.path) for route in sandbox_app.routes
+              for method in getattr(route, "methods", None) or () if method != "HEAD"}
     ops = operations(document)
     assert set(ops) == served
     assert served > SPEC_OPERATIONS

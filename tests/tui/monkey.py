@@ -46,6 +46,10 @@ Command line (the harness of ``make soak``):
     python -m tests.tui.monkey soak   [--events N] [--seed S]        long run, new seed unless given
     python -m tests.tui.monkey hunt   --seeds A-B [--events N]       many seeds, failures grouped
     python -m tests.tui.monkey replay --seed S --events FILE|JSON   one list, shrunk on failure
+
+``MONKEY_SLOW_LOOP=MS`` (any of them, and the pytest run): each turn of the event loop takes up to
+MS ms more, slept, as on a machine whose cores are busy (timers fall due in the middle of what an
+event set off), without burning CPU to get there.
 """
 
 from __future__ import annotations
@@ -516,6 +520,24 @@ def workspace(path: Path | None = None) -> Iterator[Path]:
             _restore(saved)
 
 
+def _slow_loop(ms: float) -> Callable[[], None]:
+    """MONKEY_SLOW_LOOP=MS: each turn of the running event loop takes up to MS ms more (a random
+    share, slept rather than spun), as on a machine whose cores are busy: timers come due in the
+    middle of what an event set off, not only after it. Gives back what undoes it."""
+    if ms <= 0:
+        return lambda: None
+    loop = asyncio.get_running_loop()
+    run_once = loop._run_once  # type: ignore[attr-defined]
+    draw = random.Random().random
+
+    def slow_run_once() -> None:
+        time.sleep(draw() * ms / 1000)
+        run_once()
+
+    loop._run_once = slow_run_once  # type: ignore[attr-defined]
+    return lambda: delattr(loop, "_run_once")
+
+
 class Session:
     """One console, one event list."""
 
@@ -699,6 +721,7 @@ class Session:
         follow_rental = rental_module.follow_rental
         rental_module.follow_rental = functools.partial(follow_rental, sleep=self.poll_sleep)  # type: ignore[assignment]
         asyncio.to_thread = self._to_thread  # type: ignore[assignment]  # counted, so settling waits for them
+        slowed = _slow_loop(float(os.environ.get("MONKEY_SLOW_LOOP") or 0))
         try:
             with start_in_thread(faults=self.config.faults, rate_limit=self.config.rate_limit) as live:
                 app = self.build(live.base_url)
@@ -735,6 +758,7 @@ class Session:
                     if self.outcome.failure is None or self.outcome.failure.kind != "crash":
                         self._crashed(app._exception)
         finally:
+            slowed()
             _restore(saved)
             shutil.rmtree(self.home, ignore_errors=True)
             rental_module.follow_rental = follow_rental  # type: ignore[assignment]
@@ -846,9 +870,22 @@ class Session:
 
     def _paint(self) -> None:
         """Run pending layout and paint now, so an exception while drawing surfaces at the event
-        that caused it (the screen's own timer would paint a moment later)."""
-        with contextlib.suppress(Exception):  # no screen while one is being swapped
-            self.app.screen._on_timer_update()
+        that caused it (the screen's own timer would paint a moment later): it is the run's
+        failure, a crash, as it would be the app's."""
+        from textual.app import ScreenStackError
+
+        app = self.app
+        try:
+            screen = app.screen
+        except ScreenStackError:  # no screen while one is being swapped: nothing to paint
+            return
+        try:
+            # In the app's and the screen's context, as the screen's update timer runs it.
+            with app._context(), screen._context():
+                screen._on_timer_update()
+        except Exception as error:  # noqa: BLE001 - reported, not swallowed
+            if self.outcome.failure is None:
+                self._crashed(error)
 
     async def _settle(self) -> None:
         """Until no request worker runs (the rental polls go on) and the screen has caught up."""

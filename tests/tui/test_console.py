@@ -201,7 +201,7 @@ async def test_tool_form_checks_spec_rules_before_sending() -> None:
         assert "must start with a letter" in field_error(console.app, "name")
         assert "1 to 1000 characters" in field_error(console.app, "description")
         assert "http:// or https://" in field_error(console.app, "config.url")
-        assert "from 1 ms to 600,000 ms" in field_error(console.app, "config.timeoutMs")
+        assert "from 1 to 60,000 ms" in field_error(console.app, "config.timeoutMs")
         assert "only a during_call tool" in field_error(console.app, "config.llmParams")
         assert len(console.account.tools) == before  # nothing was sent
         assert form.query_one("#f-name", Input).value == "2fast"

@@ -12,6 +12,7 @@ REQUIRED, so the run cannot pass by staying on one list.
                                        by a failure; it is shrunk again if it still fails
     MONKEY_EVENTS_PER_SEED=N           events per seed in the bounded run (default EVENTS_PER_SEED)
     MONKEY_SHRINK_SECONDS=T            time allowed to shrink a failing list (default 60)
+    MONKEY_SLOW_LOOP=MS                each turn of the event loop up to MS ms slower (a busy machine)
 
 On failure the test prints the seed, the failure (exception, innermost vap_console frame, screen),
 the shortest failing list it found and the command that replays it.
@@ -28,6 +29,7 @@ import pytest
 from tests.tui.monkey import (
     Config,
     Outcome,
+    Session,
     events_json,
     explain,
     generate,
@@ -125,3 +127,26 @@ def test_one_seed_gives_one_event_list_and_it_replays_from_json(tmp_path: Path) 
     assert {"1", "2", "3", "4", "5", "6", "7", "n", "a", "d", "w", "r", "slash", "question_mark",
             "ctrl+p", "ctrl+s", "escape", "tab", "shift+tab", "pageup", "pagedown"} <= pressed
     assert not pressed & {"ctrl+c", "ctrl+q"}  # they quit from anywhere: never sent
+
+
+async def test_an_exception_while_painting_is_the_runs_crash(tmp_path: Path) -> None:
+    # The harness paints after each event so that a drawing error surfaces at the event that
+    # caused it; it must report it, not swallow it (a one-off error would then go unseen).
+    from tests.tui.console_scenes import build_console, settle
+
+    console = build_console(start_screen="tools")
+    session = Session(Config.for_seed(1), [], tmp_path)
+    session.app = console.app
+    async with console.app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = console.app.screen
+
+        def paint_badly() -> None:
+            raise RuntimeError("drawn badly")
+
+        screen._on_timer_update = paint_badly  # type: ignore[method-assign]
+        session._paint()
+        del screen._on_timer_update
+    failure = session.outcome.failure
+    assert failure is not None and failure.kind == "crash" and failure.exception == "RuntimeError"
+    assert "drawn badly" in failure.message and failure.screen == "ToolsScreen"

@@ -10,7 +10,9 @@ from rich.text import Text
 
 from vap_console.tui import untrusted
 
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\u200b\u2060\ufeff]"
+                         # a joiner beside ASCII joins nothing it could draw differently
+                         "|[\u200c\u200d](?=[\x00-\x7e])|(?<=[\x00-\x7e])[\u200c\u200d]")
 
 
 @given(st.text())
@@ -19,7 +21,7 @@ def test_cleaned_text_holds_no_raw_control_and_leaves_safe_text_alone(value: str
     assert not RAW_CONTROL.search(cleaned)
     one_line = untrusted.clean(value, multiline=False)
     assert "\n" not in one_line and "\t" not in one_line and not RAW_CONTROL.search(one_line)
-    if not RAW_CONTROL.search(value):
+    if not RAW_CONTROL.search(value) and not {"\u200c", "\u200d"} & set(value):
         assert cleaned == value
 
 
@@ -62,3 +64,30 @@ def untrusted_console():
     from rich.console import Console
 
     return Console()
+
+
+# Characters that draw as nothing, or only reorder what is around them.
+INVISIBLE = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff"
+NAME_PARTS = st.text(alphabet=st.sampled_from("sport" + INVISIBLE), max_size=12)
+
+
+@given(NAME_PARTS, NAME_PARTS)
+def test_names_differing_only_in_invisible_characters_look_different(one: str, other: str) -> None:
+    for multiline in (True, False):
+        shown_one, shown_other = untrusted.clean(one, multiline=multiline), untrusted.clean(other, multiline=multiline)
+        assert not any(char in INVISIBLE for char in shown_one)
+        assert (shown_one == shown_other) == (one == other)
+
+
+def test_zero_width_characters_show_as_escapes_like_bidi_ones() -> None:
+    assert untrusted.clean("sup\u200bport") == "sup\\u200bport"
+    assert untrusted.clean("\ufeffname\u2060", multiline=False) == "\\ufeffname\\u2060"
+    assert untrusted.clean("a\u200cb\u200db") == "a\\u200cb\\u200db"
+
+
+def test_joiners_that_change_the_drawing_are_kept() -> None:
+    # Emoji sequences and shaped scripts draw differently with their joiner: nothing is hidden.
+    for name in ("👩\u200d⚕️ doctor", "👩🏽\u200d💻", "🏳️\u200d🌈", "दंत\u200cचिकित्सा", "می\u200cخواهم"):
+        assert untrusted.clean(name) == name and untrusted.clean(name, multiline=False) == name
+    # A joiner anywhere else draws as nothing: shown.
+    assert untrusted.clean("sup\u200dport 👩\u200d") == "sup\\u200dport 👩\\u200d"

@@ -222,9 +222,14 @@ def _transport_failure(
     hold the key)."""
     reason = _reason(exc)
     if isinstance(exc, (httpx.ConnectError, httpx.ProxyError)):
-        return errors.ConnectionFailed(f"Could not connect to {base_url}: {reason}")
+        failure: errors.TransportError = errors.ConnectionFailed(f"Could not connect to {base_url}: {reason}")
+        failure.unreachable = True
+        return failure
     if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
-        return errors.TimedOut(f"Could not connect to {base_url} in time; {what} was not sent")
+        failure = errors.TimedOut(f"Could not connect to {base_url} in time; {what} was not sent")
+        # A full pool of our own connections is no sign of the server's.
+        failure.unreachable = isinstance(exc, httpx.ConnectTimeout)
+        return failure
     timeout = isinstance(exc, (httpx.TimeoutException, TimeoutError))
     if is_post:
         return errors.OutcomeUnknown(

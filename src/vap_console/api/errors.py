@@ -29,6 +29,12 @@ class FieldError:
 MAYBE_APPLIED_HINT = "It may have taken effect: check before sending it again."
 
 
+def _said(piece: str, text: str) -> bool:
+    """Whether ``text`` already says ``piece`` (case and a final full stop aside)."""
+    said = piece.strip().rstrip(".").lower()
+    return bool(said) and said in text.lower()
+
+
 class ApiError(Exception):
     """An error answered by the server (or standing in for one)."""
 
@@ -84,17 +90,47 @@ class ApiError(Exception):
         return f"request {rid if len(rid) <= 12 else rid[:8] + '…'}"
 
     def _sentence(self) -> str:
-        where = f"HTTP {self.status}, " if self.status else ""
+        return self.describe()
+
+    def describe(self, *, one_line: bool = False) -> str:
+        """The error in words: the one place an ApiError is described, for the console's banners
+        and toasts (``str(error)``) and `vap`'s one line on stderr (``one_line``: the code first,
+        the request id whole, fields without ``body.``, at most five of them).
+
+        Nothing is said twice: a field problem, a hint or the maybe-applied warning that the
+        server's message (or an earlier part) already says is left out; and a 2xx whose body was
+        lost is not labelled with its status as if the server had refused (the message says what
+        was answered)."""
         text = self.message.rstrip(".") if self.message else self.default_message()
-        # The server's id for this answer: what the console's error states show to quote.
-        ref = f", {self.request_ref}" if self.request_id else ""
-        sentence = f"{text} ({where}{self.code}{ref})."
-        # Servers often say the same thing already; repeating it reads as noise.
-        if self.hint and self.hint.lower().rstrip(".") not in sentence.lower():
-            sentence += f" {self.hint}"
-        if self.maybe_applied and "may have taken effect" not in sentence:
-            sentence += f" {MAYBE_APPLIED_HINT}"
+        labels = [self.status_label] if self.status_label else []
+        if one_line:
+            labels += [f"request {self.request_id}"] if self.request_id else []
+            sentence = f"{self.code}: {text}" + (f" ({', '.join(labels)})" if labels else "") + "."
+        else:
+            # The server's id for this answer: what the console's error states show to quote.
+            labels += [self.code] + ([self.request_ref] if self.request_id else [])
+            sentence = f"{text} ({', '.join(labels)})."
+        details = [d for d in self.details if not _said(d.message, text)]
+        if details:
+            shown = details[:5] if one_line else details
+            listed = "; ".join(f"{d.field if one_line else d.loc}: {d.message.rstrip('.')}" for d in shown)
+            more = f"; and {len(details) - len(shown)} more" if len(details) > len(shown) else ""
+            sentence += f" {listed}{more}."
+        for extra in (self._more(), self.hint, MAYBE_APPLIED_HINT if self.maybe_applied else ""):
+            # Servers often say the same thing already; repeating it reads as noise.
+            if extra and not _said(extra, sentence):
+                sentence += f" {extra}"
         return sentence
+
+    def _more(self) -> str:
+        """Sentences a kind of error adds after the message (a wait, the slots in use)."""
+        return ""
+
+    @property
+    def status_label(self) -> str:
+        """``HTTP 422`` for a status that refused; "" for none, and for a 2xx whose body was lost
+        (the server did not refuse: labelling it "HTTP 200" reads as if it had)."""
+        return f"HTTP {self.status}" if self.status and not 200 <= self.status < 300 else ""
 
     def default_message(self) -> str:
         return "The server answered with an error"
@@ -134,11 +170,8 @@ class RateLimited(ApiError):
     def default_message(self) -> str:
         return "The key's per-minute request budget is spent"
 
-    def _sentence(self) -> str:
-        base = super()._sentence()
-        if self.retry_after is not None:
-            base += f" Retry after {self.retry_after:g} s."
-        return base
+    def _more(self) -> str:
+        return f"Retry after {self.retry_after:g} s." if self.retry_after is not None else ""
 
     @property
     def retryable(self) -> bool:
@@ -172,12 +205,6 @@ class InvalidRequest(ApiError):
 
     def default_message(self) -> str:
         return "The request has invalid fields"
-
-    def _sentence(self) -> str:
-        base = super()._sentence()
-        if self.details:
-            base += " " + "; ".join(f"{d.loc}: {d.message}" for d in self.details) + "."
-        return base
 
 
 class CarrierError(ApiError):
@@ -246,11 +273,10 @@ class ConcurrencyLimitExceeded(ApiError):
     def default_message(self) -> str:
         return "Every concurrent-call slot of the account is in use"
 
-    def _sentence(self) -> str:
-        base = super()._sentence()
-        if self.limit is not None and self.active_requests is not None:
-            base += f" {self.active_requests} of {self.limit} slots are in use."
-        return base + " A slot frees when a caller leaves their call; try again then."
+    def _more(self) -> str:
+        used = (f"{self.active_requests} of {self.limit} slots are in use. "
+                if self.limit is not None and self.active_requests is not None else "")
+        return used + "A slot frees when a caller leaves their call; try again then."
 
 
 class AgentStartFailed(ApiError):
@@ -311,7 +337,10 @@ class ServerError(ApiError):
 
 
 class TransportError(ApiError):
-    pass
+    # True when no connection to the server could be made (refused, no route, a name that does
+    # not resolve, a connect timeout): the server is out of reach, for every request. A request
+    # that reached it and then waited too long or was cut off says nothing of the others.
+    unreachable: bool = False
 
 
 class ConnectionFailed(TransportError):

@@ -25,9 +25,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from vap_console.api.limits import DOCUMENT_BYTES, DOCUMENTS
 from vap_console.api.models import EndUser, SearchFilters, _Wire
 
-MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_FILE_BYTES = DOCUMENT_BYTES.high
 CHUNK_BYTES = 64 * 1024
 
 FileType = Literal["pdf", "jpeg", "png"]
@@ -119,6 +120,9 @@ class RentalApplication(_Wire):
             return found
         if self.end_user is None or not self.end_user.name.strip():
             found.append(("endUser.name", "is required when documents are sent: the legal name"))
+        too_many = DOCUMENTS.problem(len(self.documents))
+        if too_many:
+            found.append(("documents", too_many))
         for index, document in enumerate(self.documents):
             where = f"documents[{index}]"
             if not document.document_type_id.strip():

@@ -206,7 +206,7 @@ def advice_for(error: errors.ApiError | RentalValidationError, *, reason: str | 
     if isinstance(error, errors.AutopayRequired):
         # The server's message already says what to do; the client's own hint would say it again.
         text = error.message.strip().rstrip(".") or error.default_message()
-        where = f"HTTP {error.status}, " if error.status else ""
+        where = f"{error.status_label}, " if error.status_label else ""
         advice = "" if "dashboard" in text.lower() else " Set up an auto-pay mandate in the dashboard."
         return Advice("review", f"{text} ({where}{error.code}).{advice} Then press Retry: everything "
                       "you typed is kept.", retry=True)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from vap_console.api.limits import RENTAL_TEXT
 from vap_console.api.models import DocumentType
 from vap_console.api.rental import RentalApplication
 
@@ -63,6 +64,12 @@ def required_problem(label: str, value: str) -> str | None:
     return f"{label}: required" if not value.strip() else None
 
 
+def length_problem(label: str, value: str) -> str | None:
+    """Each end-user field and data field value: at most RENTAL_TEXT characters, as sent (stripped)."""
+    problem = RENTAL_TEXT.problem(len(value.strip()))
+    return f"{label}: {problem}" if problem else None
+
+
 def email_problem(value: str) -> str | None:
     if value.strip() and not _EMAIL_RE.match(value.strip()):
         return "Email: must look like name@example.com"
@@ -89,6 +96,8 @@ def end_user_problems(values: dict[str, str]) -> list[tuple[str, str]]:
     for key, label, required in END_USER_FIELDS:
         value = values.get(key) or ""
         problem = required_problem(label, value) if required else None
+        if problem is None:
+            problem = length_problem(label, value)
         if problem is None and key == "email":
             problem = email_problem(value)
         if problem is not None:
@@ -194,13 +203,17 @@ def data_field_problems(doc_type: DocumentType | None, fields: dict[str, str]) -
         for key, value in fields.items():
             # Only a known key has a rule here, and those are acronyms (PAN, GSTIN).
             rule = field_format(key, key.upper(), None)
-            problem = rule.problem(value) if rule is not None else None
+            problem = length_problem(key, value)
+            if problem is None and rule is not None:
+                problem = rule.problem(value)
             if problem is not None:
                 found.append((key, problem))
         return found
     for data_field in doc_type.data_fields:
         value = fields.get(data_field.key) or ""
         problem = required_problem(data_field.label, value) if data_field.required else None
+        if problem is None:
+            problem = length_problem(data_field.label, value)
         if problem is None:
             rule = field_format(data_field.key, data_field.label, data_field.description)
             problem = rule.problem(value) if rule is not None else None

@@ -14,8 +14,11 @@ Retry rules (DESIGN §2):
 Deadlines (the loop's clock, ``asyncio.timeout_at``):
 
 * Each attempt has ``request_timeout`` (30 s) for everything: connecting, sending, waiting, and
-  reading the whole body, not only each read (httpx's ``timeout``, 10 s, still bounds each
-  connect, read and write). A body trickling in a byte at a time ends there.
+  reading the whole body. httpx's ``timeout`` (10 s) bounds each connect and write, and each read
+  of the body once the answer's head has come; waiting for the head is bounded by the attempt's
+  deadline alone (a server that takes 20 s to answer is waited for, not asked three times and
+  cut off each time at 10 s). A body that stalls ends after ``timeout``; a body trickling in a
+  byte at a time ends at the deadline.
 * Each call has ``total_timeout`` (120 s, as the vendor's SDK) across its attempts and the waits
   between them: no retry is begun whose wait would end after it, and no attempt runs past it.
 * Every byte sent or received pushes both deadlines later by ``1 / min_transfer_rate`` seconds
@@ -144,6 +147,7 @@ class Sender:
                 params=params,
                 headers={**headers, **body.headers} if body is not None else headers,
                 content=self._upload(body, on_progress, deadlines, sent) if body is not None else None,
+                timeout=self._head_timeout(),
             )
             response: httpx.Response | None = None
             data: bytearray | None = None
@@ -270,7 +274,7 @@ class Sender:
             return None
         data = bytearray()
         counted = 0
-        async for chunk in response.aiter_bytes():
+        async for chunk in _each_within(response.aiter_bytes(), self._http.timeout.read):
             raw = response.num_bytes_downloaded
             deadlines.moved(raw - counted)
             counted = raw
@@ -280,6 +284,12 @@ class Sender:
                 return None
             data += chunk
         return data
+
+    def _head_timeout(self) -> httpx.Timeout:
+        """httpx's timeouts for one attempt, but no read timeout: the wait for the answer's head
+        is bounded by the attempt's deadline, and the body's reads by ``_each_within``."""
+        timeout = self._http.timeout
+        return httpx.Timeout(connect=timeout.connect, read=None, write=timeout.write, pool=timeout.pool)
 
     def _backoff(self, attempt: int) -> float:
         # "Equal jitter": half the exponential step fixed, half random, so waits still grow.
@@ -375,6 +385,20 @@ def _attempt_failures() -> tuple[type[BaseException], ...]:
 
 # Failures that leave no doubt nothing was sent.
 _BEFORE_SENDING = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.ProxyError)
+
+
+async def _each_within(chunks: AsyncIterator[bytes], seconds: float | None) -> AsyncIterator[bytes]:
+    """The chunks, each of which must come within ``seconds`` of the one before (httpx's read
+    timeout, applied to the body only): a body that stops arriving raises httpx.ReadTimeout."""
+    while True:
+        try:
+            async with asyncio.timeout(seconds):
+                chunk = await anext(chunks)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise httpx.ReadTimeout(f"no byte of the body for {seconds:g} s") from None
+        yield chunk
 
 
 async def _close_quietly(response: httpx.Response) -> None:

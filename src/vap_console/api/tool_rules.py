@@ -2,7 +2,8 @@
 
 The console's tool form (tui/screens/tool_form.py, tool_form_fields.py) and `vap tools create
 --file` both use them, so a file is refused for the same reasons, in the same words, as the form.
-Each problem names the field by its wire path (``config.auth.token``) and the rule.
+Each problem names the field by its wire path (``config.auth.token``) and the rule. The numbers and
+patterns are ``api/limits.py``'s, which the sandbox checks too.
 """
 
 from __future__ import annotations
@@ -13,30 +14,24 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from vap_console.api.models import (
-    TOOL_DESCRIPTION_MAX,
-    TOOL_NAME_MAX,
-    TOOL_NAME_PATTERN,
-    ToolCreate,
-    ToolKind,
-)
+from vap_console.api import limits
+from vap_console.api.models import ToolCreate, ToolKind
 
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-AUTH_TYPES = ("none", "bearer", "basic", "api_key")
-# The spec's patterns mean the whole string; in Python a `$` also matches before a final newline
-# ("lookup\n"), so they end in \Z here and `.match` (as the tool form uses them) checks it all.
-NAME_RE = re.compile(TOOL_NAME_PATTERN.removesuffix("$") + r"\Z")
-URL_RE = re.compile(r"^https?://\S+\Z")
-TIMEOUT_MAX_MS = 600_000
+METHODS = limits.TOOL_METHODS
+AUTH_TYPES = limits.TOOL_AUTH_TYPES
+# Matched with `.match`, as the tool form uses them: each means the whole string.
+NAME_RE = limits.whole(limits.TOOL_NAME_PATTERN)
+URL_RE = limits.whole(limits.TOOL_URL_PATTERN)
+OUTPUT_NAME_RE = limits.whole(limits.VARIABLE_NAME_PATTERN)
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)?\s*$", re.IGNORECASE)
 
 NAME_REQUIRED = "is required"
-NAME_TOO_LONG = f"at most {TOOL_NAME_MAX} characters"
+NAME_TOO_LONG = f"at most {limits.TOOL_NAME.high} characters"
 NAME_SHAPE = "must start with a letter and hold only letters, digits and _"
-DESCRIPTION_RULE = f"must be 1 to {TOOL_DESCRIPTION_MAX} characters"
-URL_RULE = "must be an http:// or https:// URL"
+DESCRIPTION_RULE = f"must be {limits.TOOL_DESCRIPTION.rule()}"
+URL_RULE = "must be an http:// or https:// URL, with no spaces"
 LLM_PARAMS_KIND = "only a during_call tool takes llmParams (the model supplies them)"
-OUTPUT_NAME_RULE = "a variable name starts with a letter, then letters, digits or _"
+OUTPUT_NAME_RULE = "a variable name starts with a letter or _, then letters, digits or _"
 
 Problems = dict[str, list[str]]
 
@@ -54,8 +49,8 @@ def timeout_ms(text: str) -> int:
     if value != value.to_integral_value():
         raise ValueError(f"{text.strip()} is {value.normalize():f} ms: a timeout is whole milliseconds")
     ms = int(value)
-    if not 1 <= ms <= TIMEOUT_MAX_MS:
-        raise ValueError(f"must be from 1 ms to {TIMEOUT_MAX_MS:,} ms (10 minutes)")
+    if not limits.TOOL_TIMEOUT_MS.allows(ms):
+        raise ValueError(f"must be {limits.TOOL_TIMEOUT_MS.rule()}")
     return ms
 
 
@@ -63,7 +58,7 @@ def name_problems(name: str) -> list[str]:
     found = []
     if not name:
         found.append(NAME_REQUIRED)
-    if len(name) > TOOL_NAME_MAX:
+    if len(name) > limits.TOOL_NAME.high:
         found.append(NAME_TOO_LONG)
     if not NAME_RE.match(name):
         found.append(NAME_SHAPE)
@@ -98,6 +93,18 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def _length(add: Any, path: str, value: str, limit: limits.Limit, what: str = "") -> None:
+    problem = limit.problem(len(value))
+    if problem:
+        add(path, f"{what}{problem}" if what else problem)
+
+
+def _count(add: Any, path: str, items: list[Any]) -> None:
+    problem = limits.TOOL_LIST.problem(len(items))
+    if problem:
+        add(path, problem)
+
+
 def check_tool_document(data: Any) -> tuple[ToolCreate | None, Problems]:
     """A tool as the API takes it (``POST /v1/tools``'s JSON body), checked with the form's rules:
     the body to send, or None and every problem by field."""
@@ -117,8 +124,10 @@ def check_tool_document(data: Any) -> tuple[ToolCreate | None, Problems]:
     name = raw_name if isinstance(raw_name, str) else ""
     for problem in name_problems(name):
         add("name", problem)
-    description = _text(data.get("description"))
-    if not 1 <= len(description) <= TOOL_DESCRIPTION_MAX:
+    # Measured as it will be sent (a file's text is sent as written), and never blank.
+    raw_description = data.get("description")
+    description = raw_description if isinstance(raw_description, str) else ""
+    if not limits.TOOL_DESCRIPTION.allows(len(description)) or not description.strip():
         add("description", DESCRIPTION_RULE)
     kind = data.get("kind", ToolKind.BEFORE_CALL)
     if kind not in ToolKind.ALL:
@@ -130,8 +139,18 @@ def check_tool_document(data: Any) -> tuple[ToolCreate | None, Problems]:
     method = config.get("method", "GET")
     if method not in METHODS:
         add("config.method", f"must be one of {', '.join(METHODS)}")
-    if not URL_RE.match(_text(config.get("url"))):
+    raw_url = config.get("url")
+    url = raw_url if isinstance(raw_url, str) else ""
+    if not URL_RE.match(url):
         add("config.url", URL_RULE)
+    _length(add, "config.url", url, limits.TOOL_URL)
+    for path, limit in (("body", limits.TOOL_BODY), ("curl", limits.TOOL_BODY), ("action", limits.TOOL_ACTION),
+                        ("performedAction", limits.TOOL_ACTION)):
+        value = config.get(path)
+        if value is not None and not isinstance(value, str):
+            add(f"config.{path}", "must be a string")
+        elif value is not None:
+            _length(add, f"config.{path}", value, limit)
     timeout = config.get("timeoutMs")
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, int):
@@ -141,27 +160,45 @@ def check_tool_document(data: Any) -> tuple[ToolCreate | None, Problems]:
                 timeout_ms(str(timeout))
             except ValueError as exc:
                 add("config.timeoutMs", str(exc))
-    for path, sep_name in (("params", "value"), ("headers", "value")):
+    for path in ("params", "headers"):
         items = config.get(path)
         if items is None:
             continue
         if not isinstance(items, list) or not all(
-            isinstance(i, dict) and _text(i.get("name")) and isinstance(i.get(sep_name), str) for i in items
+            isinstance(i, dict) and _text(i.get("name")) and isinstance(i.get("value"), str) for i in items
         ):
             add(f"config.{path}", "must be a list of {name, value} with a name on each")
+            continue
+        _count(add, f"config.{path}", items)
+        for n, item in enumerate(items, 1):
+            _length(add, f"config.{path}", item["name"], limits.TOOL_PAIR_NAME, f"item {n}: name ")
+            _length(add, f"config.{path}", item["value"], limits.TOOL_PAIR_VALUE, f"item {n}: value ")
     llm = config.get("llmParams")
     if llm:
         if kind != ToolKind.DURING_CALL:
             add("config.llmParams", LLM_PARAMS_KIND)
+        if isinstance(llm, list):
+            _count(add, "config.llmParams", llm)
         for n, item in enumerate(llm if isinstance(llm, list) else [None], 1):
             pname = _text(item.get("name")) if isinstance(item, dict) else ""
             if not NAME_RE.match(pname):
                 add("config.llmParams", f"item {n}: {pname or '(empty)'} is not a valid parameter name")
     outputs = config.get("outputs")
+    if isinstance(outputs, list):
+        _count(add, "config.outputs", outputs)
+    seen: set[str] = set()
     for item in outputs if isinstance(outputs, list) else ([] if outputs is None else [None]):
         oname = _text(item.get("name")) if isinstance(item, dict) else ""
-        if not NAME_RE.match(oname) or not (isinstance(item, dict) and _text(item.get("path"))):
+        opath = item.get("path") if isinstance(item, dict) else None
+        # The spec: "path is a dotted path into the response (empty string is accepted)".
+        if not OUTPUT_NAME_RE.match(oname) or not isinstance(opath, str):
             add("config.outputs", f"{oname or '(empty)'}: {OUTPUT_NAME_RULE}, with a path")
+            continue
+        if oname in seen:
+            add("config.outputs", f"{oname}: is listed twice")
+        seen.add(oname)
+        _length(add, "config.outputs", oname, limits.TOOL_PAIR_NAME, f"{oname[:20]}…: name ")
+        _length(add, "config.outputs", opath, limits.TOOL_PAIR_VALUE, f"{oname}: path ")
     auth = config.get("auth")
     if auth is not None:
         if not isinstance(auth, dict):
@@ -170,6 +207,13 @@ def check_tool_document(data: Any) -> tuple[ToolCreate | None, Problems]:
             auth_type = auth.get("type") or "none"
             if auth_type not in AUTH_TYPES:
                 add("config.auth.type", f"must be one of {', '.join(AUTH_TYPES)}")
+            for key, limit in (("headerName", limits.TOOL_AUTH_NAME), ("username", limits.TOOL_AUTH_NAME),
+                               ("token", limits.TOOL_SECRET), ("password", limits.TOOL_SECRET)):
+                value = auth.get(key)
+                if value is not None and not isinstance(value, str):
+                    add(f"config.auth.{key}", "must be a string")
+                elif value is not None:  # the credential's length only, never the credential
+                    _length(add, f"config.auth.{key}", value, limit)
             for path, problems in auth_problems(
                 auth_type, _text(auth.get("token")), _text(auth.get("password")),
                 _text(auth.get("headerName")), _text(auth.get("username")),

@@ -251,6 +251,25 @@ class KeyStore:
         active = self.profiles.active()
         return active.name if active else DEFAULT_PROFILE
 
+    def missing_profile(self, profile: str | None = None) -> str | None:
+        """What a command should say before it asks the keyring for a key no profile can hold:
+        there are no profiles at all, or none by that name. None when the key may be found (an
+        environment key, a session key, a known profile). Never asks the keyring, so a machine
+        without one hears what to do rather than that its keyring is unavailable."""
+        if env_api_key(self.env):
+            return None
+        name = self.profile_name(profile)
+        if name in self._session:
+            return None
+        profiles = self.profiles.load().profiles
+        if name in profiles:
+            return None
+        if not profiles and not profile:
+            return (f"No profiles yet: run `vap login` to add one, or set {ENV_KEY} (and "
+                    f"{ENV_BASE_URL}) for this shell")
+        listed = "`vap profiles` lists them" if profiles else "there are no profiles yet"
+        return f"No profile {name}: {listed}; `vap login --profile {name}` adds it"
+
     def resolve(self, profile: str | None = None) -> ResolvedCredentials:
         """Which key and base URL to use, and where the key came from.
 

@@ -20,7 +20,16 @@ from vap_console.sandbox.gateway import RECORDINGS_PREFIX, Gateway, Idempotency,
 from vap_console.sandbox.openapi import DOCUMENT_PATH, openapi_document
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import SandboxState
-from vap_console.sandbox.voice import agent_socket, agent_versions, outbound, recordings, register, trunks
+from vap_console.sandbox.voice import (
+    agent_socket,
+    agent_versions,
+    outbound,
+    recordings,
+    register,
+    trunks,
+    tts,
+    tts_socket,
+)
 from vap_console.sandbox.voice.asyncapi import ASYNCAPI_PATH, asyncapi_document
 from vap_console.sandbox.wire import JSON_BODY_MAX
 
@@ -109,6 +118,10 @@ def _routes() -> list[BaseRoute]:
         Route("/v1/webcall", calls.start_webcall, methods=["POST"], max_body_size=json_limit),
         Route("/v1/register-call", register.register_call, methods=["POST"], max_body_size=json_limit),
         WebSocketRoute("/v1/agent/connect", agent_socket.connect),
+        # Speech synthesis (sandbox/voice/tts.py, tts_socket.py; docs/sandbox-voice.md "Speech synthesis").
+        Route("/v1/tts", tts.synthesize_speech, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/tts/ws-connect", tts_socket.connect_speech_stream, methods=["POST"], max_body_size=json_limit),
+        WebSocketRoute("/v1/tts/ws/{request_id}", tts_socket.speech_socket),
         # Sandbox only: the dashboard's Deploy button of the real service.
         Route("/sandbox/agents/{agent_ref}/deploy", calls.deploy_agent, methods=["POST"]),
         # Calls, trunks and versions (sandbox/voice/, docs/sandbox-voice.md "Calls and trunks").
@@ -171,4 +184,5 @@ def create_app(
     app.state.sandbox = state
     app.state.faults = faults
     app.state.limiter = limiter
+    app.state.speech_sockets = tts_socket.SpeechSockets()
     return app

@@ -40,11 +40,12 @@ def find_agent_or_404(account: Account, ref: str) -> AgentRecord:
 
 
 def active_calls(account: Account, now: datetime) -> int:
-    """Slots in use at ``now``: web calls still held, and the other calls (outbound, socket) that
-    have not ended."""
+    """Slots in use at ``now``: web calls still held, the other calls (outbound, socket) that
+    have not ended, and speech being made (``live_speech``)."""
     web = sum(1 for call in account.webcalls if call["endsAt"] > now)
     return web + sum(1 for call in account.calls.values()
-                     if isinstance(call, CallRecord) and call.kind != "web" and call.holds_slot(now))
+                     if isinstance(call, CallRecord) and call.kind != "web" and call.holds_slot(now)) \
+        + len(account.live_speech)
 
 
 async def agent_limits(request: Request) -> Response:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-MAX_BYTES = 5 * 1024 * 1024
+from vap_console.api.limits import DOCUMENT_BYTES
+
+MAX_BYTES = DOCUMENT_BYTES.high
 SIGNATURES = (
     (b"%PDF-", "application/pdf"),
     (b"\xff\xd8\xff", "image/jpeg"),

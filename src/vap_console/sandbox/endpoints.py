@@ -7,6 +7,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from vap_console.api.limits import AGENT_NAME, AGENT_PROMPT, TTS_DESCRIPTION
 from vap_console.sandbox.calls import find_agent_or_404, require_voice_agents
 from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.clock import iso
@@ -15,8 +16,6 @@ from vap_console.sandbox.state import AgentRecord
 from vap_console.sandbox.tools import add_tool, check_tool, declare_variable, delete_tool, variables_in
 from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
 
-AGENT_NAME_MAX = 120
-PROMPT_MAX = 20_000
 TTS_NUMBER_RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.0, 2.0),
     "top_p": (0.0, 1.0),
@@ -107,8 +106,8 @@ def _check_tts(p: FieldProblems, tts: Any) -> dict[str, Any]:
     description = tts.get("description")
     if description is None:
         description = ""
-    if not isinstance(description, str) or len(description) > 2000:
-        p.add("ttsConfig.description", "must be a string of at most 2000 characters")
+    if not isinstance(description, str) or not TTS_DESCRIPTION.allows(len(description)):
+        p.add("ttsConfig.description", f"must be a string of {TTS_DESCRIPTION.rule()}")
     elif engine is not None and description and not engine["descriptions"]:
         p.add("ttsConfig.description", f"must be empty: {model} is not steered by a description")
     out["description"] = description
@@ -143,15 +142,15 @@ async def create_agent(request: Request) -> Response:
     name = body.get("name")
     if not isinstance(name, str) or not name.strip():
         p.add("name", "is required")
-    elif len(name) > AGENT_NAME_MAX:
-        p.add("name", f"must be at most {AGENT_NAME_MAX} characters")
+    elif not AGENT_NAME.allows(len(name)):
+        p.add("name", f"must be {AGENT_NAME.rule()}")
     texts = {}
     for field in ("systemInstruction", "greeting"):
         value = body.get(field)
         if value is None:
             value = ""
-        if not isinstance(value, str) or len(value) > PROMPT_MAX:
-            p.add(field, f"must be a string of at most {PROMPT_MAX} characters")
+        if not isinstance(value, str) or not AGENT_PROMPT.allows(len(value)):
+            p.add(field, f"must be a string of {AGENT_PROMPT.rule()}")
             value = ""
         texts[field] = value
     tts = _check_tts(p, body.get("ttsConfig"))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from vap_console.api.limits import IDEMPOTENCY_KEY
 from vap_console.sandbox.keys import SANDBOX_KEYS
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import Account, SandboxState
@@ -28,7 +29,7 @@ def answered_without_key(path: str) -> bool:
     return path in (DOCUMENT_PATH, ASYNCAPI_PATH) or path.startswith(RECORDINGS_PREFIX)
 
 WINDOW_SECONDS = 60.0
-IDEMPOTENCY_KEY_MAX = 255
+IDEMPOTENCY_KEY_MAX = IDEMPOTENCY_KEY.high
 # The body is read whole to fingerprint it, before any route's own limit applies.
 IDEMPOTENT_BODY_MAX = 64 * 1024 * 1024
 

@@ -87,7 +87,7 @@ KEYS: tuple[SandboxKey, ...] = (
                call_balance=False),
     SandboxKey("blocked", "account paused after a failed payment: a web call answers 402 access_blocked",
                blocked=True),
-    SandboxKey("noagents", "deployment without voice agents: agent endpoints and web calls answer 503 "
+    SandboxKey("noagents", "deployment without voice agents: agent endpoints, web calls and speech answer 503 "
                "not_configured", voice_agents=False),
     SandboxKey("flaky", "each agent's first web call answers 502 agent_start_failed; the next one starts",
                start_fails_first=True),

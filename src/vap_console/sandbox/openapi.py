@@ -18,12 +18,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from vap_console import __version__
+from vap_console.api.limits import REQUESTED_NUMBER
 from vap_console.sandbox import inventory, phone_numbers
 from vap_console.sandbox.documents import MAX_BYTES
+from vap_console.sandbox.endpoints import TTS_NUMBER_RANGES
 from vap_console.sandbox.gateway import ASYNCAPI_PATH, DOCUMENT_PATH, IDEMPOTENCY_KEY_MAX
 from vap_console.sandbox.openapi_examples import examples
 from vap_console.sandbox.openapi_schemas import REF, component_schemas, requested_number_pattern
 from vap_console.sandbox.voice import openapi_voice as voice
+from vap_console.sandbox.voice import tts
 from vap_console.sandbox.wire import JSON_BODY_MAX
 
 __all__ = ["DOCUMENT_PATH", "build_document", "document_json", "openapi_document"]
@@ -89,7 +92,7 @@ def _json(ref: str | dict[str, Any], example: Any = None) -> dict[str, Any]:
     return {"application/json": media}
 
 
-def _ok(status: int, description: str, ref: str | None, example: Any = None) -> dict[str, Any]:
+def _ok(status: int, description: str, ref: str | dict[str, Any] | None, example: Any = None) -> dict[str, Any]:
     if ref is None:
         return {str(status): {"description": description}}
     return {str(status): {"description": description, "content": _json(ref, example)}}
@@ -111,7 +114,7 @@ def _query_params() -> list[dict[str, Any]]:
 
 
 def _rental_bodies(ex: dict[str, Any]) -> dict[str, Any]:
-    number = {"type": "string", "maxLength": 32, "pattern": requested_number_pattern(),
+    number = {"type": "string", "maxLength": REQUESTED_NUMBER.high, "pattern": requested_number_pattern(),
               "description": "An Indian number: bare digits (91…) or E.164 (+91…)."}
     text = {"anyOf": [{"type": "string", "maxLength": phone_numbers.TEXT_MAX}, {"type": "null"}]}
     documents = {"type": "array", "items": {"$ref": REF.format(model="RentalDocument")},
@@ -155,6 +158,60 @@ def _rental_bodies(ex: dict[str, Any]) -> dict[str, Any]:
             },
             "application/json": {"schema": payload, "example": ex["rent_request"]},
         },
+    }
+
+
+def _speech_operations(json_errors: tuple[tuple[int, list[str]], ...]) -> dict[str, dict[str, Any]]:
+    """POST /v1/tts and /v1/tts/ws-connect (sandbox/voice/tts.py; the socket is not an HTTP operation)."""
+    source = "[R] docs.rumik.ai/models, silk.rumik.ai/docs (reference/voice.md §5)"
+    text = {"type": "string", "minLength": 1, "maxLength": tts.TEXT_MAX}
+    number = {"type": "number"}
+    def optional(schema: dict[str, Any]) -> dict[str, Any]:
+        return {"anyOf": [schema, {"type": "null"}], "description": "null is the same as not sent"}
+
+    model = optional({"enum": list(tts.MODELS), "default": tts.DEFAULT_MODEL})
+    request = {"type": "object", "required": ["text"], "properties": {
+        "text": {**text, "description": "muga: exactly one leading tone tag, e.g. [happy] , and no other "
+                                        "brackets; romanised (Latin-script) only"},
+        "model": model,
+        "speaker": optional({"type": "string", "description": "mulberry: speaker_1…speaker_4; mulberry-1.6: ira, "
+                                                              "aisha, siya, zoya; muga: none"}),
+        "description": optional({"type": "string", "maxLength": tts.DESCRIPTION_MAX,
+                                 "description": "mulberry only, instead of a speaker"}),
+        "f0_up_key": optional({**number, "minimum": -12, "maximum": 12}),
+        **{name: optional({"type": "integer" if name in ("top_k", "max_new_tokens") else "number", "minimum": low,
+                           "maximum": high})
+           for name, (low, high) in TTS_NUMBER_RANGES.items() if name != "f0_up_key"},
+    }}
+    refused = (402, ["access_blocked", "insufficient_balance"]), (429, ["concurrency_limit_exceeded"]), NO_AGENTS
+    invalid_example = {"error": "Invalid request: check body.text.", "code": "invalid_request", "details": [
+        {"loc": "body.text", "message": "must start with one tone tag for muga, such as '[neutral] '"}]}
+    speak_errors = _errors(*json_errors, (400, ["invalid_request"]), *refused, post=True)
+    speak_errors["422"]["content"]["application/json"]["example"] = invalid_example
+    return {
+        "/v1/tts": {"post": {
+            "x-sandbox-extension": True, "x-source": source, "operationId": "synthesizeSpeech",
+            "summary": "Text to speech: a 24 kHz mono 16-bit WAV",
+            "x-sandbox-choice": f"Price per 1,000 characters: muga ₹{tts.PRICE_PER_1K['muga'] / tts.NANOS:.2f}, "
+                                f"mulberry ₹{tts.PRICE_PER_1K['mulberry'] / tts.NANOS:.2f}; holds a slot while made. "
+                                "Rules no JSON Schema states answer 422 (the engine's speaker, description and "
+                                "f0_up_key; muga's tone tag and script) or 400 (nothing speakable in the text).",
+            "requestBody": {"required": True, "content": _json(request, {"text": "[happy] Namaste!"})},
+            "responses": {"200": {"description": "The speech", "content": {
+                "audio/wav": {"schema": {"type": "string", "format": "binary"}}}}} | speak_errors}},
+        "/v1/tts/ws-connect": {"post": {
+            "x-sandbox-extension": True, "x-source": source, "operationId": "connectSpeechStream",
+            "summary": "Mint a one-use token for the speech-synthesis socket",
+            "requestBody": {"required": True, "content": _json(
+                {"type": "object", "required": ["text"], "properties": {"model": model, "text": text}},
+                {"model": "mulberry", "text": "init"})},
+            "responses": _ok(200, "The socket: connect to ws_url?token=<token>", {
+                "type": "object", "required": ["ws_url", "token", "request_id"],
+                "properties": {"ws_url": {"type": "string"}, "token": {"type": "string"},
+                               "request_id": {"type": "string"}}},
+                {"ws_url": "ws://127.0.0.1:8787/v1/tts/ws/0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+                 "token": "tts_" + "0" * 32, "request_id": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"})
+            | _errors(*json_errors, *refused, post=True)}},
     }
 
 
@@ -263,6 +320,7 @@ def _operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
             | _errors(*json_errors, (402, ["access_blocked", "insufficient_balance"]), (404, ["agent_not_found"]),
                       (409, ["agent_not_deployed"]), (429, ["concurrency_limit_exceeded"]),
                       (502, ["agent_start_failed"]), NO_AGENTS, post=True)}},
+        **_speech_operations(json_errors),
         "/sandbox/agents/{agent_ref}/deploy": {"post": {
             **ext, "operationId": "deployAgent", "summary": "Deploy an agent (sandbox only: the dashboard's Deploy)",
             "parameters": [agent_ref],
@@ -379,7 +437,8 @@ def served_operations() -> set[tuple[str, str]]:
     """(method, path) of every HTTP operation the sandbox's app routes."""
     from vap_console.sandbox.app import _routes  # here: the app imports this module
 
-    return {(method.lower(), route.path) for route in _routes() if isinstance(route, Route)  # not the sockets
+    # the sockets (WebSocketRoute) are in /asyncapi.json
+    return {(method.lower(), route.path) for route in _routes() if isinstance(route, Route)
             for method in route.methods or () if method != "HEAD"}
 
 

@@ -15,8 +15,9 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
+from vap_console.api import limits
 from vap_console.api import models as m
-from vap_console.sandbox import endpoints, inventory, phone_numbers, tools
+from vap_console.sandbox import endpoints, inventory, phone_numbers
 from vap_console.sandbox.catalog import ENGINES, F0_RANGE, VOICES, templates
 from vap_console.sandbox.clock import EPOCH
 
@@ -38,8 +39,8 @@ MODELS: tuple[type[BaseModel], ...] = (
 )
 
 
-def _text(limit: int, **more: Any) -> dict[str, Any]:
-    return {"type": "string", "maxLength": limit, **more}
+def _text(limit: limits.Limit, **more: Any) -> dict[str, Any]:
+    return {"type": "string", "maxLength": limit.high, **({"minLength": limit.low} if limit.low else {}), **more}
 
 
 def _optional(schema: dict[str, Any]) -> dict[str, Any]:
@@ -47,8 +48,8 @@ def _optional(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def _list_of(ref: str, limit: int = tools.LIST_MAX) -> dict[str, Any]:
-    return _optional({"type": "array", "items": {"$ref": REF.format(model=ref)}, "maxItems": limit})
+def _list_of(ref: str, limit: limits.Limit = limits.TOOL_LIST) -> dict[str, Any]:
+    return _optional({"type": "array", "items": {"$ref": REF.format(model=ref)}, "maxItems": limit.high})
 
 
 def _tts_for(engine: dict[str, Any]) -> dict[str, Any]:
@@ -59,7 +60,7 @@ def _tts_for(engine: dict[str, Any]) -> dict[str, Any]:
         voice: dict[str, Any] = {"enum": voices if required_voice else ["", *voices]}
     else:
         voice = {"const": ""}
-    description = _text(2000) if engine["descriptions"] else {"const": ""}
+    description = _text(limits.TTS_DESCRIPTION) if engine["descriptions"] else {"const": ""}
     model: dict[str, Any] = {"const": engine["id"]}
     props: dict[str, Any] = {
         "model": _optional(model) if engine["id"] == VOICES["defaultModel"] else model,
@@ -92,50 +93,50 @@ def _template_slugs() -> list[str]:
 
 REFINEMENTS: dict[str, dict[str, dict[str, Any]]] = {
     "ToolCreate": {
-        "name": _text(tools.NAME_MAX, pattern=m.TOOL_NAME_PATTERN,
+        "name": _text(limits.TOOL_NAME, pattern=limits.TOOL_NAME_PATTERN,
                       description="Unique on the account (409 tool_name_taken)."),
-        "description": _text(tools.DESCRIPTION_MAX, minLength=1),
-        "kind": {"enum": list(tools.KINDS)},
+        "description": _text(limits.TOOL_DESCRIPTION),
+        "kind": {"enum": list(limits.TOOL_KINDS)},
     },
     "ToolConfigInput": {
-        "action": _optional(_text(64)),
-        "performedAction": _optional(_text(64)),
-        "curl": _optional(_text(tools.LONG_TEXT_MAX)),
-        "method": _optional({"enum": list(tools.METHODS), "description": "GET when not sent (sandbox)."}),
-        "url": _text(tools.SHORT_TEXT_MAX, pattern="^https?://"),
+        "action": _optional(_text(limits.TOOL_ACTION)),
+        "performedAction": _optional(_text(limits.TOOL_ACTION)),
+        "curl": _optional(_text(limits.TOOL_BODY)),
+        "method": _optional({"enum": list(limits.TOOL_METHODS), "description": "GET when not sent (sandbox)."}),
+        "url": _text(limits.TOOL_URL, pattern=limits.TOOL_URL_PATTERN),
         "params": _list_of("NameValue"),
         "headers": _list_of("NameValue"),
-        "body": _optional(_text(tools.LONG_TEXT_MAX)),
-        "timeoutMs": _optional({"type": "integer", "minimum": tools.TIMEOUT_RANGE[0],
-                                "maximum": tools.TIMEOUT_RANGE[1],
-                                "description": f"{tools.DEFAULT_TIMEOUT_MS} when not sent (sandbox)."}),
-        "llmParams": _optional({"type": "array", "maxItems": tools.LIST_MAX, "items": {}}),
+        "body": _optional(_text(limits.TOOL_BODY)),
+        "timeoutMs": _optional({"type": "integer", "minimum": limits.TOOL_TIMEOUT_MS.low,
+                                "maximum": limits.TOOL_TIMEOUT_MS.high,
+                                "description": f"{limits.TOOL_DEFAULT_TIMEOUT_MS} when not sent (sandbox)."}),
+        "llmParams": _optional({"type": "array", "maxItems": limits.TOOL_LIST.high, "items": {}}),
         "outputs": _optional({
-            "type": "array", "items": {"$ref": REF.format(model="ToolOutput")}, "maxItems": tools.LIST_MAX,
+            "type": "array", "items": {"$ref": REF.format(model="ToolOutput")}, "maxItems": limits.TOOL_LIST.high,
             "description": "Names unique within the list, and a variable another tool feeds is refused (422).",
         }),
     },
     "ToolAuthInput": {
-        "type": _optional(_text(32)),
-        "token": _optional(_text(tools.SHORT_TEXT_MAX, writeOnly=True)),
-        "password": _optional(_text(tools.SHORT_TEXT_MAX, writeOnly=True)),
-        "headerName": _optional(_text(256)),
-        "username": _optional(_text(256)),
+        "type": _optional({"enum": list(limits.TOOL_AUTH_TYPES)}),
+        "token": _optional(_text(limits.TOOL_SECRET, writeOnly=True)),
+        "password": _optional(_text(limits.TOOL_SECRET, writeOnly=True)),
+        "headerName": _optional(_text(limits.TOOL_AUTH_NAME)),
+        "username": _optional(_text(limits.TOOL_AUTH_NAME)),
     },
-    "NameValue": {"name": _text(tools.SHORT_TEXT_MAX), "value": _text(tools.SHORT_TEXT_MAX)},
+    "NameValue": {"name": _text(limits.TOOL_PAIR_NAME), "value": _text(limits.TOOL_PAIR_VALUE)},
     "ToolOutput": {
-        "name": _text(tools.SHORT_TEXT_MAX, pattern="^[A-Za-z_][A-Za-z0-9_]*$"),
-        "path": _text(tools.SHORT_TEXT_MAX),
+        "name": _text(limits.TOOL_PAIR_NAME, pattern=limits.VARIABLE_NAME_PATTERN),
+        "path": _text(limits.TOOL_PAIR_VALUE),
     },
     "EndUser": {
-        **{f: _optional(_text(phone_numbers.TEXT_MAX)) for f in phone_numbers.END_USER_FIELDS},
-        "name": _text(phone_numbers.TEXT_MAX, pattern=NOT_BLANK, description="The legal name."),
-        "email": _optional(_text(phone_numbers.TEXT_MAX, pattern="^$|@")),
+        **{f: _optional(_text(limits.RENTAL_TEXT)) for f in phone_numbers.END_USER_FIELDS},
+        "name": _text(limits.RENTAL_TEXT, pattern=NOT_BLANK, description="The legal name."),
+        "email": _optional(_text(limits.RENTAL_TEXT, pattern="^$|@")),
     },
     "AgentCreate": {
-        "name": _text(endpoints.AGENT_NAME_MAX, pattern=NOT_BLANK),
-        "systemInstruction": _optional(_text(endpoints.PROMPT_MAX)),
-        "greeting": _optional(_text(endpoints.PROMPT_MAX)),
+        "name": _text(limits.AGENT_NAME, pattern=NOT_BLANK),
+        "systemInstruction": _optional(_text(limits.AGENT_PROMPT)),
+        "greeting": _optional(_text(limits.AGENT_PROMPT)),
         "source": _optional({"enum": ["template", "blank"], "description": "blank when not sent (sandbox)."}),
         "templateSlug": _optional({"type": "string"}),
     },
@@ -176,11 +177,11 @@ def component_schemas() -> dict[str, Any]:
 
 def _extra_schemas() -> dict[str, Any]:
     """Bodies with no client model: the web call's, and the rental payload's document entries."""
-    agent_ref = _text(200, pattern=NOT_BLANK, description="The agent's uuid or its ua_<handle>.")
+    agent_ref = _text(limits.AGENT_REF, pattern=NOT_BLANK, description="The agent's uuid or its ua_<handle>.")
     known = {d["id"]: d for d in inventory.DOCUMENT_TYPES}
     entries = []
     for type_id, spec in known.items():
-        fields = {f["key"]: _text(phone_numbers.TEXT_MAX, **({"pattern": NOT_BLANK} if f["required"] else {}))
+        fields = {f["key"]: _text(limits.RENTAL_TEXT, **({"pattern": NOT_BLANK} if f["required"] else {}))
                   for f in spec["dataFields"]}
         entries.append({
             "type": "object", "title": f"{type_id} document",
@@ -188,8 +189,9 @@ def _extra_schemas() -> dict[str, Any]:
                 "documentTypeId": {"const": type_id},
                 "dataFields": {"type": "object", "properties": fields,
                                "required": [f["key"] for f in spec["dataFields"] if f["required"]],
-                               "additionalProperties": _text(phone_numbers.TEXT_MAX),
-                               "propertyNames": {"maxLength": 64}},
+                               "additionalProperties": _text(limits.RENTAL_TEXT),
+                               "propertyNames": {"minLength": limits.DATA_FIELD_KEY.low,
+                                                 "maxLength": limits.DATA_FIELD_KEY.high}},
             },
             "required": ["documentTypeId", "dataFields"],
         })

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from vap_console.api.limits import DATA_FIELD_KEY, DOCUMENTS, RENTAL_TEXT, REQUESTED_NUMBER
 from vap_console.sandbox import inventory
 from vap_console.sandbox.documents import MAX_BYTES, sniff
 from vap_console.sandbox.keys import INELIGIBLE_REASON
@@ -20,13 +21,13 @@ from vap_console.sandbox.scenarios import Scenario
 from vap_console.sandbox.state import Account
 from vap_console.sandbox.wire import account_of, page, parse_json, read_json, sandbox_of
 
-MAX_DOCUMENTS = 10
+MAX_DOCUMENTS = DOCUMENTS.high
 UPLOAD_BODY_MAX = MAX_DOCUMENTS * (MAX_BYTES + 64 * 1024) + 1024 * 1024
 END_USER_FIELDS = (
     "name", "email", "address_line1", "address_line2", "city", "state", "postal_code", "country",
     "registration_number",
 )
-TEXT_MAX = 200
+TEXT_MAX = RENTAL_TEXT.high
 
 
 def _require_telephony(account: Account) -> None:
@@ -135,7 +136,8 @@ def _check_payload(payload: Any, files: list[Any] | None) -> dict[str, Any]:
     requested = payload.get("requestedNumber")
     if requested is None:
         p.add("requestedNumber", "is required")
-    elif not isinstance(requested, str) or len(requested) > 32 or inventory.normalise(requested) is None:
+    elif (not isinstance(requested, str) or not REQUESTED_NUMBER.allows(len(requested))
+          or inventory.normalise(requested) is None):
         p.add("requestedNumber", "must be an Indian number as bare digits (91…) or E.164 (+91…)")
     else:
         out["requested"] = requested
@@ -211,8 +213,10 @@ def _check_documents(p: FieldProblems, documents: list[Any]) -> list[dict[str, A
             fields = {}
         values = {}
         for key, value in fields.items():
-            if not isinstance(value, str) or len(value) > TEXT_MAX or len(key) > 64:
-                p.add(f"{loc}.dataFields.{key[:64]}", f"must be a string of at most {TEXT_MAX} characters")
+            if not DATA_FIELD_KEY.allows(len(key)):
+                p.add(f"{loc}.dataFields.{key[:DATA_FIELD_KEY.high]}", f"key must be {DATA_FIELD_KEY.rule()}")
+            elif not isinstance(value, str) or not RENTAL_TEXT.allows(len(value)):
+                p.add(f"{loc}.dataFields.{key}", f"must be a string of {RENTAL_TEXT.rule()}")
             else:
                 values[key] = value
         for spec in known[type_id]["dataFields"]:

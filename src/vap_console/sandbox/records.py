@@ -138,6 +138,9 @@ class Account:
     calls: dict[str, Any] = field(default_factory=dict)
     # SIP trunks by id (sandbox/voice/trunks.py SipTrunk), seeded on first use.
     trunks: dict[str, Any] = field(default_factory=dict)
+    # Speech requests being synthesised or streamed now (sandbox/voice/tts.py holding_slot): each
+    # holds one of the concurrent slots, as TTS requests do on the real service.
+    live_speech: set[str] = field(default_factory=set)
     # Agents whose first web call already failed to start (keys with start_fails_first).
     failed_starts: set[str] = field(default_factory=set)
     counter: int = 0

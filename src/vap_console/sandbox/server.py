@@ -89,6 +89,10 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        # Listening now, not when uvicorn starts: `serve` prints its address first, and a client
+        # that connects at once (a script, a test) waits in the backlog instead of being refused
+        # while uvicorn still imports its protocols (websockets' takes a while).
+        sock.listen(2048)
     except OSError:
         sock.close()
         raise

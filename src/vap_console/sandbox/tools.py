@@ -6,25 +6,22 @@ import re
 from datetime import datetime
 from typing import Any
 
+from vap_console.api import limits
 from vap_console.sandbox.problems import FieldProblems, Problem, whole
 from vap_console.sandbox.records import Account, ToolRecord, VariableRecord
 
 # The whole string: matched with fullmatch, since a `$` also matches before a final newline.
-NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-NAME_MAX = 64
-DESCRIPTION_MAX = 1000
-KINDS = ("before_call", "during_call")
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-TIMEOUT_RANGE = (1, 60_000)
-DEFAULT_TIMEOUT_MS = 10_000
-SHORT_TEXT_MAX = 2048
-LONG_TEXT_MAX = 20_000
-LIST_MAX = 50
+NAME_RE = re.compile(limits.TOOL_NAME_PATTERN.strip("^$"))
+URL_RE = re.compile(limits.TOOL_URL_PATTERN.strip("^$"))
+OUTPUT_NAME_RE = re.compile(limits.VARIABLE_NAME_PATTERN.strip("^$"))
+KINDS = limits.TOOL_KINDS
+METHODS = limits.TOOL_METHODS
+DEFAULT_TIMEOUT_MS = limits.TOOL_DEFAULT_TIMEOUT_MS
 # {name} in a prompt is a variable; {{name}} attaches a tool.
 VARIABLE_RE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
-def _text(p: FieldProblems, loc: str, value: Any, *, limit: int, required: bool = False) -> str | None:
+def _text(p: FieldProblems, loc: str, value: Any, *, limit: limits.Limit, required: bool = False) -> str | None:
     if value is None:
         if required:
             p.add(loc, "is required")
@@ -32,20 +29,23 @@ def _text(p: FieldProblems, loc: str, value: Any, *, limit: int, required: bool 
     if not isinstance(value, str):
         p.add(loc, "must be a string")
         return None
-    if len(value) > limit:
-        p.add(loc, f"must be at most {limit} characters")
+    problem = limit.problem(len(value))
+    if problem:
+        p.add(loc, problem)
         return None
     return value
 
 
-def _pairs(p: FieldProblems, loc: str, value: Any, keys: tuple[str, str]) -> list[dict[str, str]]:
+def _pairs(p: FieldProblems, loc: str, value: Any, keys: tuple[str, str],
+           rules: tuple[limits.Limit, limits.Limit]) -> list[dict[str, str]]:
     if value is None:
         return []
     if not isinstance(value, list):
         p.add(loc, f"must be a list of {{{keys[0]}, {keys[1]}}} objects")
         return []
-    if len(value) > LIST_MAX:
-        p.add(loc, f"must have at most {LIST_MAX} entries")
+    problem = limits.TOOL_LIST.problem(len(value))
+    if problem:
+        p.add(loc, problem)
         return []
     out = []
     for i, item in enumerate(value):
@@ -53,8 +53,8 @@ def _pairs(p: FieldProblems, loc: str, value: Any, keys: tuple[str, str]) -> lis
             p.add(f"{loc}.{i}", f"must be an object with {keys[0]} and {keys[1]}")
             continue
         pair = {}
-        for key in keys:
-            text = _text(p, f"{loc}.{i}.{key}", item.get(key), limit=SHORT_TEXT_MAX, required=True)
+        for key, limit in zip(keys, rules, strict=True):
+            text = _text(p, f"{loc}.{i}.{key}", item.get(key), limit=limit, required=True)
             pair[key] = text or ""
         out.append(pair)
     return out
@@ -66,15 +66,10 @@ def check_tool(body: Any, account: Account) -> dict[str, Any]:
     if not isinstance(body, dict):
         p.add("body", "must be a JSON object")
         p.raise_if_any()
-    name = _text(p, "name", body.get("name"), limit=10_000, required=True)
-    if name is not None:
-        if len(name) > NAME_MAX:
-            p.add("name", f"must be at most {NAME_MAX} characters")
-        elif not NAME_RE.fullmatch(name):
-            p.add("name", "must start with a letter and hold only letters, digits and underscores")
-    description = _text(p, "description", body.get("description"), limit=10**6, required=True)
-    if description is not None and not 1 <= len(description) <= DESCRIPTION_MAX:
-        p.add("description", f"must be 1 to {DESCRIPTION_MAX} characters")
+    name = _text(p, "name", body.get("name"), limit=limits.TOOL_NAME, required=True)
+    if name is not None and not NAME_RE.fullmatch(name):
+        p.add("name", "must start with a letter and hold only letters, digits and underscores")
+    description = _text(p, "description", body.get("description"), limit=limits.TOOL_DESCRIPTION, required=True)
     kind = body.get("kind")
     if kind is None:
         p.add("kind", "is required")
@@ -102,21 +97,19 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
     if method not in METHODS:  # exactly as written, as the client's tool rules check it
         p.add("config.method", "must be one of " + ", ".join(METHODS))
         method = "GET"
-    url = _text(p, "config.url", config.get("url"), limit=SHORT_TEXT_MAX, required=True)
-    if url is not None and not url.startswith(("https://", "http://")):
-        p.add("config.url", "must be an http:// or https:// address")
-    action = _text(p, "config.action", config.get("action"), limit=64)
-    performed = _text(p, "config.performedAction", config.get("performedAction"), limit=64)
-    curl = _text(p, "config.curl", config.get("curl"), limit=LONG_TEXT_MAX)
-    body_text = _text(p, "config.body", config.get("body"), limit=LONG_TEXT_MAX)
+    url = _text(p, "config.url", config.get("url"), limit=limits.TOOL_URL, required=True)
+    if url is not None and not URL_RE.fullmatch(url):
+        p.add("config.url", "must be an http:// or https:// address, with no spaces")
+    action = _text(p, "config.action", config.get("action"), limit=limits.TOOL_ACTION)
+    performed = _text(p, "config.performedAction", config.get("performedAction"), limit=limits.TOOL_ACTION)
+    curl = _text(p, "config.curl", config.get("curl"), limit=limits.TOOL_BODY)
+    body_text = _text(p, "config.body", config.get("body"), limit=limits.TOOL_BODY)
     timeout = config.get("timeoutMs")
     if timeout is None:
         timeout = DEFAULT_TIMEOUT_MS
     timeout = whole(timeout) if whole(timeout) is not None else timeout
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or not (
-        TIMEOUT_RANGE[0] <= timeout <= TIMEOUT_RANGE[1]
-    ):
-        p.add("config.timeoutMs", f"must be a whole number of milliseconds, {TIMEOUT_RANGE[0]} to {TIMEOUT_RANGE[1]}")
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or not limits.TOOL_TIMEOUT_MS.allows(timeout):
+        p.add("config.timeoutMs", f"must be a whole number of milliseconds, {limits.TOOL_TIMEOUT_MS.rule()}")
         timeout = DEFAULT_TIMEOUT_MS
     wait = config.get("waitForResponse")
     if wait is None:
@@ -127,13 +120,14 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
     llm_params = config.get("llmParams")
     if llm_params is None:
         llm_params = []
-    if not isinstance(llm_params, list) or len(llm_params) > LIST_MAX:
-        p.add("config.llmParams", f"must be a list of at most {LIST_MAX} entries")
+    if not isinstance(llm_params, list) or not limits.TOOL_LIST.allows(len(llm_params)):
+        p.add("config.llmParams", f"must be a list of {limits.TOOL_LIST.rule()}")
         llm_params = []
-    outputs = _pairs(p, "config.outputs", config.get("outputs"), ("name", "path"))
+    outputs = _pairs(p, "config.outputs", config.get("outputs"), ("name", "path"),
+                     (limits.TOOL_PAIR_NAME, limits.TOOL_PAIR_VALUE))
     seen: set[str] = set()
     for i, out in enumerate(outputs):
-        if not VARIABLE_RE.fullmatch("{" + out["name"] + "}"):
+        if not OUTPUT_NAME_RE.fullmatch(out["name"]):
             p.add(f"config.outputs.{i}.name", "must be a variable name: a letter or _, then letters, digits, _")
         elif out["name"] in seen:
             p.add(f"config.outputs.{i}.name", "is listed twice")
@@ -150,8 +144,10 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
         "curl": curl or "",
         "method": method,
         "url": url or "",
-        "params": _pairs(p, "config.params", config.get("params"), ("name", "value")),
-        "headers": _pairs(p, "config.headers", config.get("headers"), ("name", "value")),
+        "params": _pairs(p, "config.params", config.get("params"), ("name", "value"),
+                         (limits.TOOL_PAIR_NAME, limits.TOOL_PAIR_VALUE)),
+        "headers": _pairs(p, "config.headers", config.get("headers"), ("name", "value"),
+                          (limits.TOOL_PAIR_NAME, limits.TOOL_PAIR_VALUE)),
         "body": body_text or "",
         "timeoutMs": timeout,
         "waitForResponse": wait,
@@ -167,12 +163,14 @@ def _check_auth(p: FieldProblems, auth: Any) -> tuple[dict[str, Any], dict[str, 
     if not isinstance(auth, dict):
         p.add("config.auth", "must be an object")
         auth = {}
-    kind = _text(p, "config.auth.type", auth.get("type"), limit=32)
-    header = _text(p, "config.auth.headerName", auth.get("headerName"), limit=256)
-    username = _text(p, "config.auth.username", auth.get("username"), limit=256)
+    kind = _text(p, "config.auth.type", auth.get("type"), limit=limits.TOOL_AUTH_TYPE)
+    if kind is not None and kind not in limits.TOOL_AUTH_TYPES:
+        p.add("config.auth.type", "must be one of " + ", ".join(limits.TOOL_AUTH_TYPES))
+    header = _text(p, "config.auth.headerName", auth.get("headerName"), limit=limits.TOOL_AUTH_NAME)
+    username = _text(p, "config.auth.username", auth.get("username"), limit=limits.TOOL_AUTH_NAME)
     secret = {}
     for key in ("token", "password"):
-        value = _text(p, f"config.auth.{key}", auth.get(key), limit=SHORT_TEXT_MAX)
+        value = _text(p, f"config.auth.{key}", auth.get(key), limit=limits.TOOL_SECRET)
         if value:
             secret[key] = value
     return {

@@ -9,6 +9,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 AREAS = ("numbers", "tools", "variables", "voices", "templates", "agents", "completion")
+# What `vap --help` (argparse, cli.py) says of each: the click group's first help line, kept equal
+# to it by tests/test_cli_help.py, without importing click for it.
+AREA_SUMMARIES = {
+    "numbers": "Phone-number rentals: list, show, search, requirements, rent, watch.",
+    "tools": "HTTP tools: list, show, create, delete.",
+    "variables": "Prompt variables.",
+    "voices": "Voice engines and their voices.",
+    "templates": "Agent templates.",
+    "agents": "Agents: list, show, create, delete, webcall.",
+    "completion": "Print the shell completion script for bash, zsh or fish.",
+}
 # click's shell completion: the shell sets this when it asks `vap` for completions.
 COMPLETE_VAR = "_VAP_COMPLETE"
 

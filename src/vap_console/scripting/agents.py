@@ -24,16 +24,16 @@ from vap_console.scripting.base import (
     emit_json,
     emit_pairs,
     emit_rows,
+    example,
     say,
 )
 
 WEBCALL_COST = "a web call is billed from the moment it starts, even if nobody joins"
-NAME_MAX = 100
 # A typed turn's longest text (the sandbox's limit; the vendor publishes none).
 SAY_MAX = 2000
 
 
-@click.group(epilog="Example: vap agents create --template support --name 'Front desk'")
+@click.group(epilog=example("vap agents create --template clinic-receptionist --name 'Front desk'"))
 def agents() -> None:
     """Agents: list, show, create, delete, limits (call slots), webcall, talk, test."""
 
@@ -42,7 +42,7 @@ def _state(deployed: bool | None) -> str:
     return "deployed" if deployed else "draft" if deployed is not None else "?"
 
 
-@agents.command("list", epilog="Example: vap agents list --json | jq -r '.[].id'")
+@agents.command("list", epilog=example("vap agents list | cut -f1"))
 @common
 def list_(session: Session) -> None:
     """Every agent: reference (ua_…), name, deployed or draft, template."""
@@ -54,7 +54,7 @@ def list_(session: Session) -> None:
               empty="No agents yet: `vap agents create --template SLUG --name NAME` makes one.")
 
 
-@agents.command(epilog="Example: vap agents show ua_front_desk")
+@agents.command(epilog=example("vap agents show ua_4152f853c72d"))
 @click.argument("ref")
 @common
 def show(session: Session, ref: str) -> None:
@@ -69,19 +69,20 @@ def show(session: Session, ref: str) -> None:
                          *((f"tts {k}", v) for k, v in tts.items())])
 
 
-@agents.command(epilog="Example: vap agents create --template support --name 'Front desk'")
+@agents.command(epilog=example("vap agents create --template clinic-receptionist --name 'Front desk'"))
 @click.option("--template", "slug", required=True, help="The template's slug (`vap templates list`).")
 @click.option("--name", required=True, help="The agent's name.")
 @common
 def create(session: Session, slug: str, name: str) -> None:
     """Create a draft agent from a template (its voice is checked against your voices first)."""
+    from vap_console.api.limits import agent_name_problem
     from vap_console.api.models import AgentCreate
     from vap_console.api.voices import tts_problems
 
+    problem = agent_name_problem(name)
+    if problem:
+        raise Failure(f"--name: {problem}; nothing was sent", EXIT_USAGE)
     name = name.strip()
-    if not name or len(name) > NAME_MAX:
-        raise Failure(f"--name: must not be blank and at most {NAME_MAX} characters; nothing was sent",
-                      EXIT_USAGE)
 
     async def work(client: Any) -> Any:
         page = await client.list_templates()
@@ -103,7 +104,7 @@ def create(session: Session, slug: str, name: str) -> None:
     click.echo(agent.ref)
 
 
-@agents.command(epilog="Example: vap agents delete ua_front_desk")
+@agents.command(epilog=example("vap agents delete ua_6f9fa0107dd9"))
 @click.argument("ref")
 @common
 def delete(session: Session, ref: str) -> None:
@@ -113,7 +114,7 @@ def delete(session: Session, ref: str) -> None:
         say(f"Deleted agent {ref}.")
 
 
-@agents.command(epilog="Example: vap agents limits --json")
+@agents.command(epilog=example("vap agents limits --json"))
 @common
 def limits(session: Session) -> None:
     """The account's concurrent-call slots: calls running now, of how many (GET /v1/agent/limits)."""
@@ -124,10 +125,12 @@ def limits(session: Session) -> None:
                          ("plan", found.plan)])
 
 
-@agents.command(epilog=(
-    "Example: vap agents webcall ua_front_desk --yes --json\n\n"
-    "Each run sends its own Idempotency-Key. When the answer is lost, the command says so, prints "
-    "the key and sends nothing again; --idempotency-key KEY asks for that call once more."))
+@agents.command(epilog=example(
+    "vap agents webcall ua_4152f853c72d --yes --json",
+    "Billed from the moment it starts: without --yes it says so and asks on a terminal (No by default), "
+    "and without a terminal it refuses. Each run sends its own Idempotency-Key. When the answer is lost, "
+    "the command says so, prints the key and sends nothing again; --idempotency-key KEY asks for that "
+    "call once more."))
 @click.argument("ref")
 @click.option("--yes", is_flag=True, help="Start without asking (needed without a terminal).")
 @click.option("--idempotency-key", "idempotency_key", metavar="KEY",

@@ -79,8 +79,12 @@ class Session:
             ProfilesFileError,
         )
 
+        store = self.keystore or KeyStore()
         try:
-            creds = (self.keystore or KeyStore()).resolve(self.profile)
+            missing = store.missing_profile(self.profile)
+            if missing:
+                raise Failure(missing, EXIT_USAGE)
+            creds = store.resolve(self.profile)
         except (CredentialsInputError, KeyringUnavailable, ProfilesFileError) as exc:
             raise Failure(str(exc), EXIT_USAGE) from None
         if not creds.key:
@@ -120,6 +124,17 @@ def session_of(ctx: click.Context) -> Session:
     if obj is None:
         obj = ctx.ensure_object(Session)
     return obj
+
+
+# --- help ---
+
+
+def example(command: str, *notes: str) -> str:
+    """A command's epilog: ``Example: <command>`` on a line of its own, which click never rewraps
+    (``\\b``), so it can be copied whole; then ``notes``, one paragraph each. Every example runs
+    as written on the sandbox (``vap sandbox serve``, its seeded ids): tests/scripting/test_help_examples.py
+    runs them all."""
+    return "\n\n".join([f"\b\nExample: {command}", *notes])
 
 
 # --- options every command takes ---
@@ -221,20 +236,7 @@ def describe(error: BaseException) -> tuple[str, int]:
     if isinstance(error, RentalValidationError):
         return "nothing was sent: " + "; ".join(f"{f}: {m}" for f, m in error.problems), EXIT_USAGE
     if isinstance(error, errors.ApiError):
-        text = (error.message or error.default_message()).rstrip(".")
-        details = "; ".join(f"{d.field}: {d.message}" for d in error.details[:5])
-        line = f"{error.code}: {text}"
-        if details and details not in line:
-            line += f" ({details})"
-        extra = [f"HTTP {error.status}"] if error.status else []
-        if error.request_id:
-            extra.append(f"request {error.request_id}")
-        if extra:
-            line += f" ({', '.join(extra)})"
-        if error.hint:
-            line += f". {error.hint}"
-        if error.maybe_applied:
-            line += f" {errors.MAYBE_APPLIED_HINT}"
+        line = error.describe(one_line=True)  # the one description, as the console's
         credentials = isinstance(error, (errors.Unauthorized, errors.ForbiddenScope))
         return line, EXIT_USAGE if credentials else EXIT_REFUSED
     return f"{type(error).__name__}: {error}", EXIT_REFUSED

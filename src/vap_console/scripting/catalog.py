@@ -13,15 +13,16 @@ from vap_console.scripting.base import (
     emit_json,
     emit_pairs,
     emit_rows,
+    example,
 )
 
 
-@click.group(epilog="Example: vap variables list --json")
+@click.group(epilog=example("vap variables list --json"))
 def variables() -> None:
     """Prompt variables."""
 
 
-@variables.command("list", epilog="Example: vap variables list")
+@variables.command("list", epilog=example("vap variables list"))
 @common
 def variables_list(session: Session) -> None:
     """Every variable: name, default, the tool output that feeds it."""
@@ -32,12 +33,12 @@ def variables_list(session: Session) -> None:
     emit_rows(session, ["NAME", "DEFAULT", "TOOL OUTPUT", "TOOL"], rows, empty="No variables.")
 
 
-@click.group(epilog="Example: vap voices list")
+@click.group(epilog=example("vap voices list"))
 def voices() -> None:
     """Voice engines and their voices."""
 
 
-@voices.command("list", epilog="Example: vap voices list --json")
+@voices.command("list", epilog=example("vap voices list --json"))
 @common
 def voices_list(session: Session) -> None:
     """Every engine: whether it takes phone calls, its languages and preset voices."""
@@ -53,12 +54,12 @@ def voices_list(session: Session) -> None:
               rows, empty="No voice engines.")
 
 
-@click.group(epilog="Example: vap templates show support")
+@click.group(epilog=example("vap templates show clinic-receptionist"))
 def templates() -> None:
     """Agent templates."""
 
 
-@templates.command("list", epilog="Example: vap templates list")
+@templates.command("list", epilog=example("vap templates list"))
 @common
 def templates_list(session: Session) -> None:
     """Every template: slug, name, voice engine, description."""
@@ -69,7 +70,7 @@ def templates_list(session: Session) -> None:
     emit_rows(session, ["SLUG", "NAME", "ENGINE", "DESCRIPTION"], rows, empty="No templates.")
 
 
-@templates.command("show", epilog="Example: vap templates show support --json")
+@templates.command("show", epilog=example("vap templates show clinic-receptionist --json"))
 @click.argument("slug")
 @common
 def templates_show(session: Session, slug: str) -> None:

@@ -21,13 +21,14 @@ from vap_console.scripting.base import (
     emit_json,
     emit_pairs,
     emit_rows,
+    example,
     profile_option,
     say,
     session_of,
 )
 
 
-@click.group(epilog="Example: vap numbers list --json | jq '.[].status'")
+@click.group(epilog=example("vap numbers list | cut -f2"))
 def numbers() -> None:
     """Phone-number rentals: list, show, search, requirements, rent, watch."""
 
@@ -36,7 +37,7 @@ def _day(value: Any) -> str | None:
     return value.strftime("%Y-%m-%d") if value is not None else None
 
 
-@numbers.command("list", epilog="Example: vap numbers list")
+@numbers.command("list", epilog=example("vap numbers list"))
 @common
 def list_(session: Session) -> None:
     """Every rental of the account: id, status, number, type, city, monthly rent, next renewal."""
@@ -50,7 +51,7 @@ def list_(session: Session) -> None:
               empty="No rentals yet: `vap numbers rent` rents one.")
 
 
-@numbers.command(epilog="Example: vap numbers show rnt_123")
+@numbers.command(epilog=example("vap numbers show 25b55625-a295-57db-828b-df59ee38b74a"))
 @click.argument("rental_id")
 @common
 def show(session: Session, rental_id: str) -> None:
@@ -71,7 +72,7 @@ def show(session: Session, rental_id: str) -> None:
     emit_pairs(session, pairs)
 
 
-@numbers.command(epilog="Example: vap numbers search --country IN --city Bengaluru --pattern 0001")
+@numbers.command(epilog=example("vap numbers search --country IN --city Bengaluru --pattern 0001"))
 @click.option("--country", default="IN", show_default=True, help="ISO country code.")
 @click.option("--type", "number_type", help="Number type, e.g. local or mobile.")
 @click.option("--pattern", help="Digits the number contains.")
@@ -88,7 +89,7 @@ def search(session: Session, country: str, number_type: str | None, pattern: str
     emit_rows(session, ["NUMBER", "TYPE", "CITY", "MONTHLY", "SETUP"], rows, empty="No numbers match.")
 
 
-@numbers.command(epilog="Example: vap numbers requirements --country IN")
+@numbers.command(epilog=example("vap numbers requirements --country IN"))
 @click.option("--country", default="IN", show_default=True, help="ISO country code.")
 @click.option("--type", "number_type", help="Number type, e.g. local or mobile.")
 @common
@@ -109,8 +110,10 @@ def requirements(session: Session, country: str, number_type: str | None) -> Non
     emit_pairs(session, pairs)
 
 
-@numbers.command(epilog=(
-    "Example: vap numbers rent --data application.json pan.pdf gst.png address.pdf --yes\n\n"
+@numbers.command(epilog=example(
+    "vap numbers rent --data application.json incorporation.pdf electricity-bill.pdf pan-card.png --yes",
+    "Charges the first month's rent and the setup fee: without --yes it says how much and asks on a "
+    "terminal (No by default), and without a terminal it refuses before sending anything.",
     "application.json is the API's rental payload (requestedNumber, searchFilters, endUser, "
     "documents with documentTypeId and dataFields); give one FILE per document, in the same order. "
     "With no documents it is the plain JSON form for accounts whose KYC is verified."))
@@ -163,7 +166,7 @@ def rent(session: Session, data_path: str, files: tuple[str, ...], yes: bool,
     click.echo(rental.id)
 
 
-@numbers.command(epilog="Example: vap numbers watch rnt_123 && echo live")
+@numbers.command(epilog=example("vap numbers watch 25b55625-a295-57db-828b-df59ee38b74a && echo live"))
 @click.argument("rental_id")
 @click.option("--interval", type=float, default=2.0, show_default=True, help="Seconds between polls.")
 @profile_option

@@ -9,7 +9,8 @@
 
 Whatever the server sent goes through ``literal.clean`` first: text from the server never reaches
 a terminal as control sequences. In JSON those characters are written as ``\\uXXXX`` escapes,
-which keeps the document equal to the API's.
+which keeps the document equal to the API's; zero-width characters, which steer nothing, are
+written as they came.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, TextIO
 
 from rich.cells import cell_len
 
-from vap_console.literal import UNSAFE_ONE_LINE, clean
+from vap_console.literal import UNSAFE_ONE_LINE, ZERO_WIDTH, clean
 
 
 def _json_escape(match: Any) -> str:
@@ -33,7 +34,9 @@ def dump_json(value: Any, indent: int | None = 2) -> str:
     text = json.dumps(value, ensure_ascii=False, indent=indent)
     # Outside strings JSON has only spaces and newlines, which this leaves alone; inside them
     # json.dumps already escaped C0 controls, and what is left (DEL, C1, bidi) becomes \uXXXX.
-    return UNSAFE_ONE_LINE.sub(lambda m: m.group(0) if m.group(0) == "\n" else _json_escape(m), text)
+    # Zero-width characters steer nothing: they stay the very characters the API sent.
+    return UNSAFE_ONE_LINE.sub(lambda m: m.group(0) if m.group(0) in "\n" + ZERO_WIDTH else _json_escape(m),
+                               text)
 
 
 def cell(value: object, terminal: bool = True) -> str:

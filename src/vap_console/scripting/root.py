@@ -23,6 +23,7 @@ from vap_console.scripting.base import (
     EXIT_USAGE,
     Session,
     describe,
+    example,
     profile_option,
 )
 
@@ -59,7 +60,7 @@ class _LazyAreas(click.Group):
     name="vap",
     cls=_LazyAreas,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog=("Example: vap agents list --json\n\nExit codes: 0 done; 1 the API refused or the thing "
+    epilog=example("vap agents list --json", "Exit codes: 0 done; 1 the API refused or the thing "
             "is missing; 2 usage or credentials; 130 interrupted. See docs/cli.md."),
 )
 @profile_option
@@ -67,7 +68,9 @@ def root() -> None:
     """Every area of the Voice Agent Platform from a script. `vap` alone opens the console."""
 
 
-@root.command(epilog="Example: vap completion bash > ~/.local/share/bash-completion/completions/vap")
+@root.command(epilog=example("vap completion bash > vap-completion.bash",
+                            "Then `. vap-completion.bash` in ~/.bashrc, or the lines above, which put it "
+                            "where each shell looks."))
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 def completion(shell: str) -> None:
     """Print the shell completion script for bash, zsh or fish.

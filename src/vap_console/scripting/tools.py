@@ -14,16 +14,17 @@ from vap_console.scripting.base import (
     emit_json,
     emit_pairs,
     emit_rows,
+    example,
     say,
 )
 
 
-@click.group(epilog="Example: vap tools show lookup_order_id --json")
+@click.group(epilog=example("vap tools show lookup_customer --json"))
 def tools() -> None:
     """HTTP tools: list, show, create, delete."""
 
 
-@tools.command("list", epilog="Example: vap tools list | cut -f1")
+@tools.command("list", epilog=example("vap tools list | cut -f1"))
 @common
 def list_(session: Session) -> None:
     """Every tool: id, name, kind, method, URL (built-in tools are marked)."""
@@ -36,7 +37,7 @@ def list_(session: Session) -> None:
               empty="No tools yet: `vap tools create --file tool.json` creates one.")
 
 
-@tools.command(epilog="Example: vap tools show tool_123")
+@tools.command(epilog=example("vap tools show lookup_customer"))
 @click.argument("tool_id")
 @common
 def show(session: Session, tool_id: str) -> None:
@@ -62,8 +63,8 @@ def show(session: Session, tool_id: str) -> None:
     emit_pairs(session, pairs)
 
 
-@tools.command(epilog=(
-    "Example: vap tools create --file tool.json\n\n"
+@tools.command(epilog=example(
+    "vap tools create --file tool.json",
     "The file is the API's body for POST /v1/tools: {\"name\", \"description\", \"kind\", "
     "\"config\": {\"method\", \"url\", \"params\", \"headers\", \"body\", \"timeoutMs\", \"auth\", "
     "\"llmParams\", \"outputs\"}}. It is checked with the console's tool-form rules first: a "
@@ -87,7 +88,7 @@ def create(session: Session, path: str) -> None:
     click.echo(tool.id)
 
 
-@tools.command(epilog="Example: vap tools delete tool_123")
+@tools.command(epilog=example("vap tools delete a23194c9-e643-5204-af92-5245d497b3bf"))
 @click.argument("tool_id")
 @common
 def delete(session: Session, tool_id: str) -> None:

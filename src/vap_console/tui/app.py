@@ -384,9 +384,13 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
                 self.rate_limited(wait)
                 await self.sleep(wait)
                 continue
-            except (errors.ConnectionFailed, errors.TimedOut):
+            except errors.TransportError as err:
                 self._rate_limit_over()
-                self.connection = "offline"
+                # Only a server out of reach is the console's connection lost. One that was reached
+                # and then took too long or hung up failed this request alone: its list shows the
+                # error with Retry, and the others (a slow list still loading) carry on.
+                if err.unreachable:
+                    self.connection = "offline"
                 raise
             except errors.Unauthorized:
                 self._rate_limit_over()

@@ -21,7 +21,7 @@ from vap_console.tui.widgets.banner import Banner
 
 def error_title(error: BaseException) -> str:
     if isinstance(error, errors.ApiError):
-        return f"HTTP {error.status} · {error.code}" if error.status else error.code
+        return f"{error.status_label} · {error.code}" if error.status_label else error.code
     return type(error).__name__
 
 

@@ -4,8 +4,9 @@ The rule itself (which characters, their stand-ins) is ``vap_console.literal``; 
 it to Textual and Rich. Nothing here parses markup (``[b]``, ``[@click=app.quit]``). Widgets take
 ``content()`` (Textual) or ``text()`` (Rich); ``safe()`` cleans a Rich renderable built elsewhere
 (a detail pane's Group of Texts), ``markup()`` fills a template the console wrote with values that
-stay literal, ``Literal`` is a Static that cleans whatever it is given, and ``LiteralApp`` cleans
-every toast and paste.
+stay literal, ``Literal`` is a Static that cleans whatever it is given, ``LiteralInput`` an Input
+that does the same with its value and placeholder, ``refused`` says why a value that no keyboard
+could have typed is kept out of a field, and ``LiteralApp`` cleans every toast and paste.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.notifications import SeverityLevel
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
-from vap_console.literal import UNSAFE, UNSAFE_ONE_LINE, clean, stand_in
+from vap_console.literal import UNSAFE, UNSAFE_ONE_LINE, clean, stand_in, typeable
 from vap_console.tui.css_refresh import CssRefreshedOnChange
 
 
@@ -167,3 +168,33 @@ class Literal(Static):
 
     def update(self, value: Any = "", *, layout: bool = True) -> None:
         super().update(_literal(value), layout=layout)
+
+
+class LiteralInput(Input):
+    """An Input whose value and placeholder show literally, whoever sets them.
+
+    Textual draws an Input's text as it is: an ESC in it reaches the terminal as an ESC. The
+    keyboard gives none and LiteralApp cleans every paste, so this catches what a screen puts in
+    itself (a search result, a file name, a URL from the config) where that screen has not already
+    refused the value or kept the real one aside: it is then shown, and sent, with its stand-ins.
+    """
+
+    def validate_value(self, value: str) -> str:
+        return clean(value, multiline=False)
+
+    def validate_placeholder(self, value: str) -> str:
+        return clean(value, multiline=False)
+
+
+# How much of a refused value is quoted: enough to recognise it, never a screenful.
+QUOTED = 60
+
+
+def refused(field: str, value: str, source: str = "the server's value") -> str | None:
+    """Why ``value`` is kept out of the field labelled ``field``, or None when a person could have
+    typed it: the message names the field and shows the value with its stand-ins."""
+    if typeable(value):
+        return None
+    shown = clean(value, multiline=False)
+    shown = shown if len(shown) <= QUOTED else shown[:QUOTED - 1] + "…"
+    return f"{field}: {source} “{shown}” holds characters that cannot be typed"

@@ -7,19 +7,20 @@ from typing import Any
 
 from pydantic import Field, SecretStr, field_serializer
 
+from vap_console.api.limits import TOOL_DESCRIPTION, TOOL_KINDS, TOOL_NAME
+from vap_console.api.limits import TOOL_NAME_PATTERN as TOOL_NAME_PATTERN
 from vap_console.api.models.wire import _Wire
 
 
 class ToolKind:
     BEFORE_CALL = "before_call"
     DURING_CALL = "during_call"
-    ALL = (BEFORE_CALL, DURING_CALL)
+    ALL = TOOL_KINDS
 
 
 DEFAULT_TOOL_PREFIX = "default-"
-TOOL_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
-TOOL_NAME_MAX = 64
-TOOL_DESCRIPTION_MAX = 1000
+TOOL_NAME_MAX = TOOL_NAME.high
+TOOL_DESCRIPTION_MAX = TOOL_DESCRIPTION.high
 
 
 # --- 2.4 tools ---

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -68,18 +68,31 @@ def audio_of(record: CallRecord, agent_voice: str = "default") -> bytes:
     if record.audio:
         return bytes(record.audio)
     pcm = bytearray()
+    said_until: datetime | None = None
+    ends = record.steps[-1].at if record.steps else record.created_at
     for step in record.steps:
         if step.turn is None:
             continue
+        # A turn is said from the end of the one before (and a gap), or from when the call was
+        # answered; it runs as long as its speech does, into the next turn's time if it must, and
+        # the recording stops where the call does.
         start = record.view(step.at).started_at or record.created_at
-        offset = int((step.at - start).total_seconds() * SAMPLE_RATE) * SAMPLE_WIDTH
+        begin = start if said_until is None else said_until + timedelta(seconds=TURN_GAP_SECONDS)
+        offset = _samples((begin - start).total_seconds()) * SAMPLE_WIDTH
+        if said_until is not None:  # never less than the gap after the turn before
+            offset = max(offset, len(pcm) + _samples(TURN_GAP_SECONDS) * SAMPLE_WIDTH)
         if len(pcm) < offset:
             pcm += bytes(offset - len(pcm))
+        room = (ends - start).total_seconds() - len(pcm) / (SAMPLE_RATE * SAMPLE_WIDTH)
         voice = agent_voice if step.turn["role"] == "assistant" else CALLEE_VOICE
-        pcm += synthesize(step.turn["content"], voice=voice)
-        pcm += bytes(int(TURN_GAP_SECONDS * SAMPLE_RATE) * SAMPLE_WIDTH)
+        pcm += synthesize(step.turn["content"], voice=voice, max_seconds=max(0.0, room))
+        said_until = step.at
     record.audio = pcm
     return bytes(pcm)
+
+
+def _samples(seconds: float) -> int:
+    return max(0, int(seconds * SAMPLE_RATE))
 
 
 def _find(request: Request, call_id: str) -> tuple[Account, CallRecord] | None:

@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.validation import Function, Length
+from textual.validation import ValidationResult, Validator
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker
 
 from vap_console.api.errors import InvalidRequest
 from vap_console.api.idempotency import Submission
+from vap_console.api.limits import agent_name_problem
 from vap_console.api.models import Agent, AgentCreate, AgentTemplate
 from vap_console.api.voices import TtsProblem, tts_problems
 from vap_console.tui import untrusted
@@ -32,7 +33,13 @@ from vap_console.tui.services import Services, services_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.field_error import FieldError
 
-NAME_MAX = 100
+
+class AgentName(Validator):
+    """The client's rule for an agent's name (api/limits.py), which the server checks too."""
+
+    def validate(self, value: str) -> ValidationResult:
+        problem = agent_name_problem(value)
+        return self.failure(problem) if problem else self.success()
 
 
 class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
@@ -66,10 +73,7 @@ class CreateAgentScreen(ForwardsWorkerFailures, Dialog[Agent | None]):
                 placeholder="e.g. Front desk",
                 id="agent-name",
                 select_on_focus=False,
-                validators=[
-                    Function(lambda v: bool(v.strip()), "must not be blank"),
-                    Length(maximum=NAME_MAX, failure_description=f"at most {NAME_MAX} characters"),
-                ],
+                validators=[AgentName()],
             )
             yield FieldError(id="agent-name-error")
             voice = t.tts_config.voice or t.tts_config.description or "engine default"

@@ -272,9 +272,13 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             self._offline_since = self.services.now()
             self._update_count()
         # The server answers again: "could not connect" here is stale news, and rows kept
-        # through the outage may be too. Reload now if on screen, else when next shown.
+        # through the outage may be too. Reload now if on screen, else when next shown; but a load
+        # under way is left to land: restarting it on every flicker of the connection, a list
+        # the server takes 20 s to send would never arrive (it fails by itself if out of reach).
         if state == "online" and (self._failed_offline or self._offline_since is not None):
             self._failed_offline = False
+            if self.is_loading():
+                return
             self.services.stale.mark(self.AREA)
             if self.app.screen is self:
                 self.reload()
@@ -287,6 +291,11 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
             self.query_one(ListState).show_loading(self.NOUN)
             self.query_one("#list-switch", ContentSwitcher).current = "state"
         self.load()
+
+    def is_loading(self) -> bool:
+        """Whether this list's load is under way."""
+        return any(worker.node is self and worker.group == "load" and not worker.is_finished
+                   for worker in self.workers)
 
     def reload_if_stale(self) -> None:
         if self.AREA in self.services.stale:
@@ -361,7 +370,8 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         if worker.group != "load":
             return False
-        offline = isinstance(error, (errors.ConnectionFailed, errors.TimedOut))
+        # The server out of reach (not one list slow or cut off): the console looks again by itself.
+        offline = isinstance(error, errors.TransportError) and error.unreachable
         if offline and self._loaded_once:
             # Rows on show stay: marked as from before the outage, reloaded once the server answers.
             if self._offline_since is None:

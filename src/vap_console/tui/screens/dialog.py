@@ -193,7 +193,9 @@ class FilePicker(Dialog[Path | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Choose a document (PDF, JPEG or PNG, at most 5 MB)", id="picker-title")
-            yield Input(str(self.start), id="picker-root", placeholder="folder to browse")
+            # The folder's name may hold anything (it is where the last file was picked): shown
+            # with its control characters visible, the real folder kept in self.start.
+            yield untrusted.LiteralInput(str(self.start), id="picker-root", placeholder="folder to browse")
             yield DocumentTree(self.start, id="picker-tree")
             yield Static("Enter on a file picks it · Esc cancels", id="picker-hint")
 
@@ -203,7 +205,9 @@ class FilePicker(Dialog[Path | None]):
     @on(Input.Submitted, "#picker-root")
     @work(exclusive=True, group="picker-root", exit_on_error=False)
     async def _new_root(self, event: Input.Submitted) -> None:
-        root = await asyncio.to_thread(Path(event.value).expanduser)  # may read the password database
+        unchanged = event.value == untrusted.clean(str(self.start), multiline=False)
+        typed = str(self.start) if unchanged else event.value
+        root = await asyncio.to_thread(Path(typed).expanduser)  # may read the password database
         if await asyncio.to_thread(root.is_dir):
             tree = self.query_one(DocumentTree)
             tree.path = root

@@ -155,7 +155,9 @@ class LoginScreen(Dialog[ResolvedCredentials | None]):
                 yield Static(untrusted.content(self._reason), id="login-reason")  # names the server
             for field_id, label, check in FIELDS:
                 yield Label(label, id=f"{field_id}-label")
-                yield Input(
+                # The profile's name and URL come from the config or the environment: shown with
+                # their control characters visible (and refused by the checks if sent like that).
+                yield untrusted.LiteralInput(
                     self._initial[field_id],
                     id=field_id,
                     password=field_id == "key",

@@ -67,7 +67,8 @@ def status_toast(rental: Rental) -> tuple[str, SeverityLevel]:
 def problem_line(event: PollFailed) -> str:
     if event.offline:
         return f"offline — retrying in {event.next_delay:g} s"
-    return f"{event.error.code} (HTTP {event.error.status}) — retrying in {event.next_delay:g} s"
+    where = f" ({event.error.status_label})" if event.error.status_label else ""
+    return f"{event.error.code}{where} — retrying in {event.next_delay:g} s"
 
 
 def prepaid_text(rental: Rental) -> str:
@@ -245,7 +246,9 @@ class RentalScreen(Screen[None]):
     @on(PollTrouble)
     def _trouble(self, message: PollTrouble) -> None:
         self._connection(problem_line(message.failure))
-        if message.failure.offline:
+        # As for any call (VapApp.call_api): only a server out of reach is the console offline.
+        error = message.failure.error
+        if isinstance(error, errors.TransportError) and error.unreachable:
             self.post_message(ConnectionObserved("offline"))
 
     @on(PollStopped)

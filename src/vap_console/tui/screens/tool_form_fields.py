@@ -23,8 +23,10 @@ from vap_console.api.models import (
 from vap_console.api.tool_rules import (
     LLM_PARAMS_KIND,
     NAME_RE,
+    OUTPUT_NAME_RE,
     OUTPUT_NAME_RULE,
     auth_problems,
+    check_tool_document,
     timeout_ms,
 )
 
@@ -136,7 +138,7 @@ def read_tool(value: Callable[[str], Any], errs: dict[str, list[str]]) -> Parsed
     for e in output_errs:
         add("config.outputs", e)
     for name, _ in outputs:
-        if not NAME_RE.match(name):
+        if not OUTPUT_NAME_RE.match(name):
             add("config.outputs", f"{name}: {OUTPUT_NAME_RULE}")
     llm: list[dict[str, str]] = []
     for n, line in _lines(value("config.llmParams")):
@@ -184,4 +186,12 @@ def read_tool(value: Callable[[str], Any], errs: dict[str, list[str]]) -> Parsed
         kind=kind,
         config=config,
     )
+    # What the fields cannot see one by one (a header's length, how many outputs): the body as it
+    # would be sent, through the client's own rules (api/limits.py's numbers), under its field.
+    _, found = check_tool_document(body.model_dump(by_alias=True, exclude_none=True))
+    for loc, messages in found.items():
+        for message in messages:
+            add(field_for_loc(loc) or "name", message)
+    if errs:
+        return Parsed(None, errs)
     return Parsed(body, {})

@@ -61,6 +61,8 @@ class DocumentEntry(Vertical):
         self.doc_type = doc_type
         # The last check of the file, done off the UI loop; stale once the path is edited.
         self.checked: FileCheck | None = None
+        # A path set from outside the keyboard whose text differs once made visible: (shown, real).
+        self.picked: tuple[str, str] | None = None
 
     @property
     def current_check(self) -> FileCheck | None:
@@ -120,7 +122,24 @@ class DocumentEntry(Vertical):
 
     @property
     def path_text(self) -> str:
-        return self.query_one(f"#doc-{self.index}-path", Input).value.strip()
+        """The path as it will be read and sent: the real one while the field shows a picked
+        file's name untouched, else what is typed."""
+        typed = self.query_one(f"#doc-{self.index}-path", Input).value.strip()
+        if self.picked is not None and typed == self.picked[0].strip():
+            return self.picked[1]
+        return typed
+
+    def set_path(self, path: str) -> None:
+        """Put a path that did not come from the keyboard (picked, or remembered) in the field.
+
+        Not refused: a file's name is whatever its creator chose, and the person may need that
+        very file. The field shows it with its control characters visible (the terminal never
+        draws them raw) and the real path is kept aside, used for as long as the field is not
+        edited.
+        """
+        shown = untrusted.clean(path, multiline=False)
+        self.picked = (shown, path) if shown != path else None
+        self.query_one(f"#doc-{self.index}-path", Input).value = shown
 
     def show_file(self, problems: list[str] | tuple[str, ...]) -> None:
         """Say what is wrong with the file (nothing: the line is cleared)."""
@@ -206,9 +225,11 @@ class DocumentsStep(Step):
             return
         # Keep what was typed for a document type that is still asked for.
         kept: dict[str | None, dict[str, str]] = {}
+        picked: dict[str | None, tuple[str, str] | None] = {}
         for entry in self.entries:
             key = entry.doc_type.id if entry.doc_type else None
             kept[key] = {w.id.split("-", 2)[2]: w.value for w in entry.query(Input) if w.id}
+            picked[key] = entry.picked
         box = self.query_one("#documents", Vertical)
         # Awaited: the new entries reuse the old ids (doc-0, doc-1…).
         await box.remove_children()
@@ -221,12 +242,13 @@ class DocumentsStep(Step):
             for suffix, value in kept.get(key, {}).items():
                 found = entry.query(f"#doc-{entry.index}-{suffix}")
                 if found:
-                    found.first(Input).value = value
+                    found.first(Input).value = value  # shown before, from the same kind of field
+            entry.picked = picked.get(key)
             if key not in kept and entry.doc_type is not None and key in earlier:
                 # The same document as in the application typed earlier this session: its file
                 # and fields again (each checked again as it is set).
                 path, fields = earlier[key]
-                entry.query_one(f"#doc-{entry.index}-path", Input).value = path
+                entry.set_path(path)
                 for data_field in entry.doc_type.data_fields:
                     if data_field.key in fields:
                         entry.query_one(f"#{data_field_id(entry.index, data_field.key)}", Input).value = \
@@ -301,6 +323,6 @@ class DocumentsStep(Step):
 
         def picked(path: Path | None) -> None:
             if path is not None:
-                entry.query_one(f"#doc-{entry.index}-path", Input).value = str(path)
+                entry.set_path(str(path))
 
         self.app.push_screen(FilePicker(await asyncio.to_thread(folder)), picked)

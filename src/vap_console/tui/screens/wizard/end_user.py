@@ -13,7 +13,7 @@ from vap_console.tui import untrusted
 from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.wizard.earlier import END_USER_KEYS, EndUserChoice
 from vap_console.tui.screens.wizard.fields import Step, field
-from vap_console.tui.screens.wizard.rules import END_USER_FIELDS, Email, Required
+from vap_console.tui.screens.wizard.rules import END_USER_FIELDS, Email, Required, TextLength
 
 
 class EndUserStep(Step):
@@ -34,6 +34,7 @@ class EndUserStep(Step):
             validators: list[Validator] = []
             if required:
                 validators.append(Required(label))
+            validators.append(TextLength(label))
             if key == "email":
                 validators.append(Email())
             yield from field(label + ("" if required else " (optional)"), f"eu-{key}", validators=validators)

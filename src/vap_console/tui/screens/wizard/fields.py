@@ -12,7 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from vap_console.tui import untrusted
-from vap_console.tui.untrusted import Literal
+from vap_console.tui.untrusted import Literal, LiteralInput
 
 
 class RentingUnavailable(Message):
@@ -20,8 +20,11 @@ class RentingUnavailable(Message):
     deployment can rent a number. Bubbles to the wizard, which stops there."""
 
 
-class Field(Input):
-    """A wizard input that leaves "?" to the wizard's key list: no value it takes contains one."""
+class Field(LiteralInput):
+    """A wizard input that leaves "?" to the wizard's key list: no value it takes contains one.
+
+    Its placeholder (a document field's description) and any value a step sets come from outside
+    the keyboard: shown with their control characters visible (LiteralInput)."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return character != "?" and super().check_consume_key(key, character)

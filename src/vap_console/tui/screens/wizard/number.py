@@ -209,6 +209,15 @@ class NumberStep(Step):
         chosen = next((n for n in self._numbers if n.number == event.row_key.value), None)
         if chosen is None:
             return
+        # Refused rather than shown with stand-ins: a number or country holding a control, bidi
+        # or zero-width character is not one anybody could rent, and its stand-ins sent on would
+        # be a number nobody chose. The row stays listed (cleaned); the fields keep what they had.
+        problems = [problem for problem in (untrusted.refused("Number to rent", chosen.number),
+                                            untrusted.refused("Country", chosen.country_iso)) if problem]
+        if problems:
+            self.query_one("#search-status", Literal).update(
+                "Not picked. " + "; ".join(problems) + ". Pick another number or type one below.")
+            return
         number_input = self.query_one("#number", Input)
         number_input.value = chosen.number
         self.selected = chosen

@@ -26,6 +26,7 @@ from vap_console.api.rental_rules import (  # noqa: F401 - the wizard's modules 
     field_format,
     gstin_check_character,
     human_size,
+    length_problem,
     normalise_number,
     number_problem,
     parse_data_fields,
@@ -81,6 +82,17 @@ class Required(_Rule):
         return self._answer(required_problem(self.label, value))
 
 
+class TextLength(_Rule):
+    """At most the length the server takes (api/limits.py RENTAL_TEXT)."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__()
+        self.label = label
+
+    def validate(self, value: str) -> ValidationResult:
+        return self._answer(length_problem(self.label, value))
+
+
 class Email(_Rule):
     def validate(self, value: str) -> ValidationResult:
         return self._answer(email_problem(value))
@@ -117,7 +129,7 @@ class DataFieldRule(_Rule):
 
 def data_field_rules(key: str, label: str, description: str | None) -> list[Validator]:
     rule = field_format(key, label, description)
-    return [DataFieldRule(rule)] if rule is not None else []
+    return [*([DataFieldRule(rule)] if rule is not None else []), TextLength(label)]
 
 
 class DataFieldsText(Validator):

@@ -1,0 +1,130 @@
+"""Every example in every `--help` (the click area commands and the argparse console commands, at
+every level) runs as written against a sandbox served on loopback, with VAP_BASE_URL and
+VAP_API_KEY set, and exits 0.
+
+Each example runs in a folder holding the files examples name as their input (tool.json,
+application.json and the three KYC documents), as a person running it would have them; every id it
+names is one the sandbox seeds. Commands that cost money show --yes in their example.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from tests.e2e.documents import make_kyc_set
+from vap_console.cli import build_parser
+from vap_console.sandbox import inventory
+from vap_console.sandbox.seed import END_USER
+from vap_console.scripting.root import root, run
+
+BIN = Path(sys.executable).parent
+EXAMPLE = re.compile(r"^\s*example:\s*(\S.*?)\s*$", re.IGNORECASE | re.MULTILINE)
+COSTS_MONEY = ("numbers rent", "agents webcall")
+
+
+def _click_paths() -> list[list[str]]:
+    paths: list[list[str]] = [[]]
+
+    def walk(group: click.Group, ctx: click.Context, path: list[str]) -> None:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            paths.append([*path, name])
+            if isinstance(command, click.Group):
+                walk(command, click.Context(command, info_name=name, parent=ctx), [*path, name])
+
+    walk(root, click.Context(root, info_name="vap"), [])
+    return paths
+
+
+def click_help(path: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert run([*path, "--help"]) == 0, path
+    return out.getvalue()
+
+
+def argparse_helps() -> dict[str, str]:
+    from vap_console.scripting import AREAS
+
+    helps: dict[str, str] = {}
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> None:
+        helps[path] = parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    if name not in AREAS:  # listed only: the click commands answer those
+                        walk(sub, f"{path} {name}")
+
+    walk(build_parser(), "vap")
+    return helps
+
+
+def every_help() -> dict[str, str]:
+    helps = {"vap " + " ".join(p) if p else "vap (areas)": click_help(p) for p in _click_paths()}
+    helps.update(argparse_helps())
+    return helps
+
+
+HELPS = every_help()
+EXAMPLES = sorted({example for text in HELPS.values() for example in EXAMPLE.findall(text)})
+
+
+def test_every_command_at_every_level_has_an_example() -> None:
+    missing = [where for where, text in HELPS.items() if not EXAMPLE.search(text)
+               and where not in ("vap sandbox", "vap rental", "vap login", "vap logout", "vap profiles",
+                                 "vap web", "vap sandbox serve", "vap rental watch")]
+    assert missing == []
+    assert len(EXAMPLES) > 20
+
+
+def test_commands_that_cost_money_show_yes_in_their_examples() -> None:
+    for example in EXAMPLES:
+        if any(f"vap {command}" in example for command in COSTS_MONEY):
+            assert "--yes" in example, example
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> Path:
+    """The files the examples read, in the folder they run in."""
+    folder = tmp_path / "work"
+    kyc = make_kyc_set(folder)
+    assert [p.name for p in kyc.values()] == ["incorporation.pdf", "electricity-bill.pdf", "pan-card.png"]
+    (folder / "tool.json").write_text(json.dumps({
+        "name": "order_lookup", "description": "Looks an order up by its number", "kind": "during_call",
+        "config": {"method": "GET", "url": "https://shop.example/api/orders/{order_id}",
+                   "llmParams": [{"name": "order_id", "type": "string", "description": "the order number"}]},
+    }), encoding="utf-8")
+    number = inventory.search(number_type=None, pattern=None, city=None, exclude=set())[0]
+    (folder / "application.json").write_text(json.dumps({
+        "requestedNumber": number.e164, "endUser": END_USER,
+        "documents": [
+            {"documentTypeId": "business_registration", "dataFields": {"gstin": "27AAACS1234F1ZS"}},
+            {"documentTypeId": "address_proof", "dataFields": {}},
+            {"documentTypeId": "signatory_id", "dataFields": {"pan": "ABCPS1234K", "signatory_name": "Dr Anjali Sharma"}},
+        ],
+    }), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_the_example_runs_as_written_on_the_sandbox(example: str, live_sandbox, inputs: Path) -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("VAP_", "RUMIK_"))}
+    env = {**clean, "PATH": f"{BIN}{os.pathsep}{clean.get('PATH', '')}", "HOME": str(inputs.parent),
+           "XDG_CONFIG_HOME": str(inputs.parent / "config"),
+           "VAP_BASE_URL": live_sandbox.base_url, "VAP_API_KEY": "sk_sandbox_agent"}
+    result = subprocess.run(["bash", "-c", f"set -o pipefail; {example}"], cwd=inputs, env=env,
+                            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, f"{example}\n{result.stderr}"
+    assert "Traceback" not in result.stderr
