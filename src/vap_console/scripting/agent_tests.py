@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vap_console.api.conversation import Turn
+from vap_console.api.limits import TYPED_TURN
 from vap_console.literal import clean
 from vap_console.scripting.dialogue import Run
 
@@ -22,7 +23,6 @@ ANSWER_KEYS = {"contains", "not_contains", "matches", "within_ms"}
 TURN_KEYS = {"say", "expect"}
 CONVERSATION_KEYS = {"name", "greeting", "turns", "tools_called", "agent_ends_call"}
 FILE_KEYS = {"agent", "timeout_ms", "conversations"}
-SAY_MAX = 2000
 
 
 class TestFileError(Exception):
@@ -157,8 +157,8 @@ def _script(path: Path, at: str, value: Any, index: int) -> Script:
         here = f"{at}.turns[{i}]"
         turn = _object(path, here, item, TURN_KEYS)
         say = turn.get("say")
-        if not isinstance(say, str) or not say.strip() or len(say) > SAY_MAX:
-            raise _fail(path, f"{here}.say", f"required: the text to type, 1 to {SAY_MAX} characters")
+        if not isinstance(say, str) or not say.strip() or not TYPED_TURN.allows(len(say)):
+            raise _fail(path, f"{here}.say", f"required: the text to type, {TYPED_TURN.rule()}")
         turns.append(ScriptedTurn(say, _expect(path, f"{here}.expect", turn.get("expect"))))
     tools = _strings(path, f"{at}.tools_called", data["tools_called"]) if "tools_called" in data else []
     ends = data.get("agent_ends_call")

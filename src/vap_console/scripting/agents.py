@@ -29,8 +29,6 @@ from vap_console.scripting.base import (
 )
 
 WEBCALL_COST = "a web call is billed from the moment it starts, even if nobody joins"
-# A typed turn's longest text (the sandbox's limit; the vendor publishes none).
-SAY_MAX = 2000
 
 
 @click.group(epilog=example("vap agents create --template clinic-receptionist --name 'Front desk'"))
@@ -209,10 +207,12 @@ TALK_COST = ("a call over the agent socket is billed from the moment the agent a
              "(here: after the last --say, or when the agent ends it)")
 
 
-@agents.command(epilog=(
-    "Example: vap agents talk ua_front_desk --say 'What are your hours?' --say bye --yes\n\n"
-    "Waits for the greeting, sends each --say as a typed turn and waits for its answer, then hangs "
-    "up. Prints the transcript; --json prints one object per socket event instead (audio summarised)."))
+@agents.command(epilog=example(
+    "vap agents talk ua_4152f853c72d --say 'What are your support hours?' --yes",
+    "Billed from the moment the agent answers: without --yes it says so and asks on a terminal, and "
+    "without a terminal it refuses. Waits for the greeting, sends each --say as a typed turn and waits "
+    "for its answer, then hangs up. Prints the transcript; --json prints one object per socket event "
+    "instead (audio summarised). docs/talk.md"))
 @click.argument("ref")
 @click.option("--say", "says", multiple=True, metavar="TEXT", help="A turn to type (repeat for more).")
 @click.option("--yes", is_flag=True, help="Start without asking (needed without a terminal).")
@@ -221,12 +221,13 @@ TALK_COST = ("a call over the agent socket is billed from the moment the agent a
 @common
 def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_timeout: float) -> None:
     """Hold a typed conversation with a deployed agent over its realtime socket. Billed."""
+    from vap_console.api.limits import TYPED_TURN
     from vap_console.scripting.dialogue import converse
     from vap_console.scripting.talk_output import EventPrinter, end_of
 
     for i, text in enumerate(says):
-        if not text.strip() or len(text) > SAY_MAX:
-            raise Failure(f"--say #{i + 1}: must not be blank and at most {SAY_MAX} characters; nothing was sent",
+        if not text.strip() or not TYPED_TURN.allows(len(text)):
+            raise Failure(f"--say #{i + 1}: must not be blank and {TYPED_TURN.rule()}; nothing was sent",
                           EXIT_USAGE)
     confirm_money(session, "vap agents talk", yes=yes)
     client = session.client()
@@ -252,12 +253,14 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
     say(message)
 
 
-@agents.command("test", epilog=(
-    "Example: vap agents test examples/front-desk.test.json --yes --junit report.xml\n\n"
+@agents.command("test", epilog=example(
+    "vap agents test front-desk.test.json --yes --junit report.xml",
     "Each file names an agent and its conversations: the turns to type and what each answer must "
     "hold (contains, not_contains, matches, within_ms; tools_called and agent_ends_call per "
-    "conversation). Every file is checked before any call. Exit 0: every expectation held; 1: one "
-    "failed (or a call could not be held); 2: a file or an option is wrong (nothing was sent)."))
+    "conversation); examples/front-desk.test.json is one. Every file is checked before any call. "
+    "Each conversation is a call, billed from the moment the agent answers (--yes, as talk). Exit 0: "
+    "every expectation held; 1: one failed (or a call could not be held); 2: a file or an option is "
+    "wrong (nothing was sent). docs/talk.md"))
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--agent", "agent_override", metavar="REF", help="The agent to test, instead of each file's own.")
 @click.option("--junit", "junit_path", metavar="PATH", type=click.Path(dir_okay=False, path_type=Path),

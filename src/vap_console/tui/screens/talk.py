@@ -28,6 +28,7 @@ from textual.widgets import Button, Input, Static
 from vap_console.api import errors
 from vap_console.api.audio import AudioTape, Player, open_player
 from vap_console.api.conversation import BILLING, LIVE, SPEAKING, STATUS, TURNS, Conversation
+from vap_console.api.limits import TYPED_TURN
 from vap_console.api.models import Agent, AgentLimits
 from vap_console.api.realtime import (
     AgentSocket,
@@ -173,7 +174,7 @@ class TalkScreen(Screen[None]):
             yield Button("Call again", id="call-again", variant="warning")
         yield TranscriptView(id="transcript")
         with Horizontal(id="talk-say-row"):
-            yield Input(placeholder="Type what to say, then Enter", id="say", max_length=2000)
+            yield Input(placeholder="Type what to say, then Enter", id="say", max_length=TYPED_TURN.high)
             yield Button("Hang up", id="hang-up", variant="error")
         yield KeyBar()
 
