@@ -15,9 +15,12 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -29,8 +32,9 @@ from vap_console.sandbox.seed import END_USER
 from vap_console.scripting.root import root, run
 
 BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = re.compile(r"^\s*example:\s*(\S.*?)\s*$", re.IGNORECASE | re.MULTILINE)
-COSTS_MONEY = ("numbers rent", "agents webcall")
+COSTS_MONEY = ("numbers rent", "agents webcall", "agents talk", "agents test")
 
 
 def _click_paths() -> list[list[str]]:
@@ -115,15 +119,30 @@ def inputs(tmp_path: Path) -> Path:
             {"documentTypeId": "signatory_id", "dataFields": {"pan": "ABCPS1234K", "signatory_name": "Dr Anjali Sharma"}},
         ],
     }), encoding="utf-8")
+    # vap agents test's example reads the conversation test the repository ships.
+    shutil.copy(ROOT / "examples" / "front-desk.test.json", folder / "front-desk.test.json")
     return folder
 
 
+@pytest.fixture
+def sandbox_for(example: str, live_sandbox) -> Iterator[Any]:
+    """The test's sandbox; a conversation (vap agents talk|test) needs the agent to speak, so its
+    clock runs, fast, instead of waiting for the test to move it."""
+    if not any(f"vap agents {command} " in example for command in ("talk", "test")):
+        yield live_sandbox
+        return
+    from vap_console.sandbox.server import start_in_thread
+
+    with start_in_thread(speed=100) as fast:
+        yield fast
+
+
 @pytest.mark.parametrize("example", EXAMPLES)
-def test_the_example_runs_as_written_on_the_sandbox(example: str, live_sandbox, inputs: Path) -> None:
+def test_the_example_runs_as_written_on_the_sandbox(example: str, sandbox_for, inputs: Path) -> None:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("VAP_", "RUMIK_"))}
     env = {**clean, "PATH": f"{BIN}{os.pathsep}{clean.get('PATH', '')}", "HOME": str(inputs.parent),
            "XDG_CONFIG_HOME": str(inputs.parent / "config"),
-           "VAP_BASE_URL": live_sandbox.base_url, "VAP_API_KEY": "sk_sandbox_agent"}
+           "VAP_BASE_URL": sandbox_for.base_url, "VAP_API_KEY": "sk_sandbox_agent"}
     result = subprocess.run(["bash", "-c", f"set -o pipefail; {example}"], cwd=inputs, env=env,
                             capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, f"{example}\n{result.stderr}"

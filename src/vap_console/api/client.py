@@ -56,6 +56,7 @@ from vap_console.api.models import (
     WebCallSession,
 )
 from vap_console.api.pieces import validate_in_pieces
+from vap_console.api.realtime import AgentSocket, CallTools, Connector, RegisteredCall, socket_url
 from vap_console.api.rental import ProgressCallback, RentalApplication, RequestBody
 from vap_console.api.sending import Sender, Sleep
 from vap_console.cleartext import RULE, is_this_machine
@@ -349,6 +350,30 @@ class VapClient:
                 f"{self._base_url}", status=answer.status, maybe_applied=True,
             ), answer.idempotency_key)
         return data
+
+    # --- the realtime agent socket (api/realtime.py) ---
+
+    async def register_call(self, agent_ref: str) -> RegisteredCall:
+        """POST /v1/register-call: a one-use token for the agent socket. Registering bills nothing
+        and takes no slot, but the token's socket starts a billed call, so the client never sends
+        it twice by itself (``max_retries=0``): a new call is the person's decision."""
+        answer = await self._sender.send(
+            "POST", "/v1/register-call", json={"agent_id": agent_ref}, max_retries=0,
+        )
+        return await self._parse(RegisteredCall, answer)
+
+    def agent_socket(self, registered: RegisteredCall | str, *, connect: Connector | None = None) -> AgentSocket:
+        """The session for a token (not yet connected: ``async with`` it). The socket's address is
+        derived from the base URL; the API key is not sent on it, the token is the credential."""
+        token = registered if isinstance(registered, str) else registered.access_token
+        url = socket_url(self._base_url, token)
+        return AgentSocket(url) if connect is None else AgentSocket(url, connect=connect)
+
+    async def tools_called(self, call_id: str) -> list[str] | None:
+        """The tools a call used, from GET /v1/calls/{id}'s ``toolsCalled`` (a sandbox extension);
+        None when the record does not say. (Issue 25's ``get_call`` reads the whole record.)"""
+        answer = await self._sender.send("GET", f"/v1/calls/{_segment(call_id)}", extension=True)
+        return (await self._parse(CallTools, answer)).tools_called
 
     # --- plumbing ---
 

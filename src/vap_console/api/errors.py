@@ -48,6 +48,9 @@ class ApiError(Exception):
     applied_by_default: ClassVar[bool] = False
     # The server's x-request-id for the answer, when it sent one: what its support asks for.
     request_id: str | None = None
+    # An error of the realtime agent socket (api/realtime.py): the socket's close code (4401, 4000,
+    # 1011…), where an HTTP error has its status.
+    close_code: int | None = None
 
     def __init__(
         self,

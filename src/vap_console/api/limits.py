@@ -89,6 +89,10 @@ AGENT_NAME = Limit(100, 1)
 AGENT_PROMPT = Limit(20_000)  # systemInstruction and greeting
 TTS_DESCRIPTION = Limit(2000)  # ttsConfig.description: the public service's text limit
 AGENT_REF = Limit(200, 1)
+# input_text.send's text on the agent socket: the vendor publishes no limit; the sandbox's (its
+# agent_socket.TEXT_MAX) plays the deployment. Talk's box, `vap agents talk --say` and a
+# conversation test's `say` check it before anything is sent.
+TYPED_TURN = Limit(2000, 1)
 
 # --- rentals (spec 4.1, 8) ---
 

@@ -56,6 +56,9 @@ class Session:
     clients: list[Any] = field(default_factory=list)
     # The profile the last client() resolved to (a cache keyed by profile needs its name).
     resolved_profile: str = ""
+    # Told (call_id, agent_ref, kind) once a call a command started is billed: where the call
+    # ledger (issue 25) hooks in. None: nobody listens.
+    on_call_started: Callable[[str, str, str], None] | None = None
 
     @property
     def on_terminal(self) -> bool:

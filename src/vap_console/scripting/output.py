@@ -28,9 +28,10 @@ def _json_escape(match: Any) -> str:
     return f"\\u{ord(match.group(0)):04x}"
 
 
-def dump_json(value: Any) -> str:
-    """``value`` as indented JSON whose text holds no control character: escapes instead."""
-    text = json.dumps(value, ensure_ascii=False, indent=2)
+def dump_json(value: Any, indent: int | None = 2) -> str:
+    """``value`` as JSON (indented; ``indent=None``: one line) whose text holds no control
+    character: escapes instead."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
     # Outside strings JSON has only spaces and newlines, which this leaves alone; inside them
     # json.dumps already escaped C0 controls, and what is left (DEL, C1, bidi) becomes \uXXXX.
     # Zero-width characters steer nothing: they stay the very characters the API sent.

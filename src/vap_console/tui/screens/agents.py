@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -76,6 +77,8 @@ class AgentsScreen(ListScreen[Agent]):
     BINDINGS = [
         Binding("w", "web_call", "Web call", id="agents.webcall",
                 tooltip="Start a browser call with the agent (billed; asks first)"),
+        Binding("t", "talk", "Talk", id="agents.talk",
+                tooltip="Talk to the agent here, typing (billed from when it answers; asks first)"),
         Binding("d", "delete_agent", "Delete", id="agents.delete", tooltip="Delete the highlighted agent"),
         Binding("a", "add_agent", "Add by id", id="agents.add", tooltip="Track an agent by its id or ua_ handle"),
         Binding("D", "deploy_agent", "Deploy (sandbox)", id="agents.deploy",
@@ -89,6 +92,12 @@ class AgentsScreen(ListScreen[Agent]):
             self.limits = limits
             # An earlier try's answer was lost: that call may be running and billing.
             self.in_doubt = in_doubt
+
+    class TalkAsked(Message):
+        def __init__(self, agent: Agent, limits: AgentLimits | None) -> None:
+            super().__init__()
+            self.agent = agent
+            self.limits = limits
 
     class LimitsRead(Message):
         def __init__(self, limits: AgentLimits | None) -> None:
@@ -226,9 +235,9 @@ class AgentsScreen(ListScreen[Agent]):
             return
         self.ask_web_call(agent)
 
-    def draft_note(self, agent: Agent) -> str:
-        how = ("press D to deploy it here (sandbox only), then w" if self.services.on_sandbox
-               else "deploy it in the dashboard, then r reloads this list and w starts the call")
+    def draft_note(self, agent: Agent, key: str = "w") -> str:
+        how = (f"press D to deploy it here (sandbox only), then {key}" if self.services.on_sandbox
+               else f"deploy it in the dashboard, then r reloads this list and {key} starts the call")
         return (f"{label_of(agent)} is a draft (as this list last loaded it): a draft takes no calls "
                 f"and nothing was started. To call it, {how}.")
 
@@ -293,6 +302,43 @@ class AgentsScreen(ListScreen[Agent]):
         if worker.group == "webcall":
             self.read_limits()  # a refusal for want of slots, say: the count shows why
         return False
+
+    # --- talk: a call over the agent socket, in its own screen (screens/talk.py) ---
+
+    # Told (call_id, agent_ref, kind) once a Talk call is billed: the call ledger (issue 25) sets it.
+    on_call_started: Callable[[str, str, str], None] | None = None
+
+    def action_talk(self) -> None:
+        agent = self.current
+        if agent is None:
+            return
+        if agent.deployed is False:
+            self.banner().show(self.draft_note(agent, "t"), info=True)
+            return
+        self.ask_talk(agent)
+
+    @work(exclusive=True, group="talk_ask", exit_on_error=False)
+    async def ask_talk(self, agent: Agent) -> None:
+        self.retries["talk_ask"] = partial(self.ask_talk, agent)
+        self.post_message(self.TalkAsked(agent, await self.limits_or_none()))
+
+    @on(TalkAsked)
+    def _confirm_talk(self, message: TalkAsked) -> None:
+        from vap_console.tui.screens.talk import TalkConfirm
+
+        self.show_limits(message.limits)
+        confirm_then(self.app, TalkConfirm(label_of(message.agent), message.limits),
+                     partial(self._open_talk, message.agent, message.limits))
+
+    def _open_talk(self, agent: Agent, limits: AgentLimits | None) -> None:
+        from vap_console.tui.screens.talk import TalkScreen
+
+        self.app.push_screen(TalkScreen(agent, self.services, limits=limits, on_call_started=self.on_call_started,
+                                        sound=not getattr(self.app, "in_browser", False)),
+                             self._talk_closed)
+
+    def _talk_closed(self, _: None) -> None:
+        self.read_limits()  # the call's slot is free again
 
     # --- deploy: the sandbox's stand-in for the dashboard's Deploy button ---
 

@@ -1,0 +1,153 @@
+"""The console while an agent talks (issue 24 point 5): the Talk screen on a sandbox child at speed 1,
+the agent streaming 50 audio frames a second with transcript deltas, audio off (the silent player).
+
+The console runs headless (Textual's run_test at 120×36) in this process; the sandbox in a child,
+so this process's CPU is the console's own (and the test driver's, a small part). The agent is
+kept talking: each time it stops, a long line is typed and sent, and the sandbox agent echoes it.
+Measured over ``VAP_BENCH_TALK_SECONDS`` (default 30) of call:
+
+- CPU: this process's CPU time over the wall time, as a share of one core;
+- key presses: a letter typed into the box every 250 ms, from the press to the box showing it;
+- deltas on screen: from a transcript.delta's arrival (parsed off the socket) to the first screen
+  refresh after the transcript took it (``call_after_refresh``);
+- memory: this process's resident size at the first and the last quarter of the run.
+
+Goals (issue 24): CPU under 5 % of a core, key presses p99 under 50 ms, deltas p99 under 33 ms,
+memory flat. The sandbox ends a call at 120 s of its clock, so one call bounds the run; a
+10-minute run would take several calls (Call again) and is not measured here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from bench._table import print_table
+
+SECONDS = float(os.environ.get("VAP_BENCH_TALK_SECONDS", "30"))
+LONG = ("please tell me everything about the opening times on weekends and whether i can bring my "
+        "child along for a checkup next week and what it will cost")
+
+
+def _rss_mib() -> float:
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _p(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _run(seconds: float) -> dict[str, Any]:
+    import httpx
+    from textual import events
+    from textual.widgets import Input
+
+    from bench.voice_socket import _start_sandbox
+    from vap_console.api import VapClient
+    from vap_console.api.audio import SilentPlayer
+    from vap_console.api.conversation import Conversation
+    from vap_console.sandbox.keys import DEFAULT_KEY
+    from vap_console.tui.app import make_app
+    from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
+    from vap_console.tui.settings import Settings
+    from vap_console.tui.widgets.rows import RowTable
+    from vap_console.tui.widgets.talk import TranscriptView
+
+    proc, url = _start_sandbox(1.0)
+    deltas: list[float] = []
+    apply, show_live = Conversation.apply, TranscriptView.show_live
+    arrived: list[float] = []
+
+    def applied(self: Conversation, event: Any) -> set[str]:
+        if event.type == "transcript.delta":
+            arrived.append(event.received_at)
+        return apply(self, event)
+
+    def shown(self: TranscriptView, turn: Any) -> None:
+        show_live(self, turn)
+        if arrived:
+            at = arrived.pop()
+            arrived.clear()
+            self.call_after_refresh(lambda: deltas.append(time.monotonic() - at))
+
+    # Measuring: both undone below.
+    Conversation.apply = applied  # type: ignore[method-assign]
+    TranscriptView.show_live = shown  # type: ignore[method-assign]
+    own = TalkScreen.__dict__["player_factory"]
+    TalkScreen.player_factory = staticmethod(lambda **_: (SilentPlayer(), ""))
+    try:
+        app = make_app(client_factory=lambda: VapClient(url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport()),
+                       profile_name="sandbox", base_url=url, settings=Settings(), start_screen="agents",
+                       on_sandbox=True)
+        async with app.run_test(size=(120, 36)) as pilot:
+            while not (app.screen.query(RowTable) and app.screen.query_one(RowTable).row_count):
+                await pilot.pause(0.05)
+            await pilot.press("t")
+            while not isinstance(app.screen, TalkConfirm):
+                await pilot.pause(0.02)
+            await pilot.press("y")
+            while not (isinstance(app.screen, TalkScreen) and app.screen.talk.started):
+                await pilot.pause(0.02)
+            screen = app.screen
+            box = screen.query_one("#say", Input)
+            keys: list[float] = []
+            changed = asyncio.Event()
+            screen.watch(box, "value", lambda _: changed.set(), init=False)
+            rss: list[float] = []
+            cpu0, wall0 = time.process_time(), time.monotonic()
+            while time.monotonic() - wall0 < seconds and not screen.ended:
+                if not screen.talk.speaking and screen.talk.live is None:
+                    box.value = LONG
+                    await pilot.press("enter")
+                changed.clear()
+                pressed = time.monotonic()
+                # As a terminal's key arrives: a Key event to the app, then to the focused box.
+                app.post_message(events.Key("x", "x"))
+                await changed.wait()
+                keys.append(time.monotonic() - pressed)
+                box.value = ""
+                rss.append(_rss_mib())
+                await asyncio.sleep(0.25)
+            cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+            frames = screen.talk.audio_frames
+            await pilot.press("escape")
+    finally:
+        Conversation.apply = apply  # type: ignore[method-assign]
+        TranscriptView.show_live = show_live  # type: ignore[method-assign]
+        TalkScreen.player_factory = own
+        proc.kill()
+        proc.wait()
+    quarter = max(1, len(rss) // 4)
+    return {"cpu": cpu / wall, "wall": wall, "keys": keys, "deltas": deltas, "frames": frames,
+            "rss_start": statistics.median(rss[:quarter]), "rss_end": statistics.median(rss[-quarter:])}
+
+
+def main() -> bool:
+    got = asyncio.run(_run(SECONDS))
+    key99, delta99 = _p(got["keys"], 0.99) * 1000, _p(got["deltas"], 0.99) * 1000
+    growth = got["rss_end"] - got["rss_start"]
+    return print_table(
+        f"The Talk screen while the agent streams ({got['wall']:.0f} s, {got['frames']} audio frames, "
+        f"{len(got['deltas'])} deltas, {len(got['keys'])} key presses; load {os.getloadavg()[0]:.1f})",
+        [
+            ("CPU, audio off", f"{got['cpu'] * 100:.1f} % of a core", "< 5 %", got["cpu"] < 0.05),
+            ("key press to screen p50 / p99", f"{_p(got['keys'], 0.5) * 1000:.1f} / {key99:.1f} ms", "p99 < 50 ms",
+             key99 < 50),
+            ("delta on screen p50 / p99", f"{_p(got['deltas'], 0.5) * 1000:.1f} / {delta99:.1f} ms", "p99 < 33 ms",
+             delta99 < 33),
+            ("resident memory, first → last quarter", f"{got['rss_start']:.1f} → {got['rss_end']:.1f} MiB",
+             "flat (< 5 MiB)", abs(growth) < 5),
+        ],
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(0 if main() else 1)

@@ -1,0 +1,222 @@
+"""One conversation over the agent socket, folded one event at a time (Textual-free).
+
+``Conversation.apply(event)`` updates the state and returns which parts changed, so the Talk
+screen redraws only those widgets and ``vap agents talk|test`` read the same state:
+
+* ``TURNS``: the settled turns (a bounded deque: a long call keeps its last ``max_turns``);
+* ``LIVE``: the agent's turn in progress, from ``transcript.delta`` until its ``transcript``;
+* ``SPEAKING``: whether the agent is talking (``agent_start_talking``/``agent_stop_talking``);
+* ``BILLING``: the call started (``session.created``: billed from here) or ended;
+* ``STATUS``: an ``error`` frame, ``session.closed``, or the socket's end;
+* ``AUDIO``: agent audio arrived (its bytes are counted; the screen's player and WAV get them).
+
+An ``interruption`` marks the turn in progress with how much had been said; the ``transcript``
+that settles it keeps the mark. The answer time of a turn is from the moment the person's turn was
+sent (``sent``) to the first sign of the agent's answer (``agent_start_talking`` or a delta).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from vap_console.api import errors
+from vap_console.api.realtime import (
+    AgentStartTalking,
+    AgentStopTalking,
+    ErrorEvent,
+    Interruption,
+    OutputAudioDelta,
+    ServerEvent,
+    SessionClosed,
+    SessionCreated,
+    Transcript,
+    TranscriptDelta,
+)
+
+TURNS: Final = "turns"
+LIVE: Final = "live"
+SPEAKING: Final = "speaking"
+BILLING: Final = "billing"
+STATUS: Final = "status"
+AUDIO: Final = "audio"
+MAX_TURNS = 500
+
+
+@dataclass
+class Turn:
+    role: str
+    text: str = ""
+    settled: bool = False
+    # What had been said when the person spoke over it (None: not interrupted).
+    interrupted_at: str | None = None
+    # Milliseconds from the person's turn being sent to the first sign of this answer.
+    answer_ms: float | None = None
+    # The call ended while this turn was still arriving: what had arrived is all there is.
+    cut_off: bool = False
+
+    @property
+    def interrupted(self) -> bool:
+        return self.interrupted_at is not None
+
+
+@dataclass
+class Conversation:
+    """The state of one call. ``clock`` is monotonic seconds (the events' ``received_at``)."""
+
+    max_turns: int = MAX_TURNS
+    turns: deque[Turn] = field(default_factory=deque)
+    live: Turn | None = None
+    speaking: bool = False
+    call_id: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+    closed: SessionClosed | None = None
+    failure: errors.ApiError | None = None
+    errors_seen: list[ErrorEvent] = field(default_factory=list)
+    audio_frames: int = 0
+    audio_bytes: int = 0
+    agent_turns: int = 0
+    # Every turn settled so far, both sides (the deque keeps only the last ``max_turns``).
+    settled_total: int = 0
+    sent_at: float | None = None
+
+    def __post_init__(self) -> None:
+        self.turns = deque(self.turns, maxlen=self.max_turns)
+
+    # --- reading ---
+
+    @property
+    def started(self) -> bool:
+        return self.started_at is not None
+
+    @property
+    def ended(self) -> bool:
+        return self.ended_at is not None
+
+    def billed_seconds(self, now: float) -> float:
+        """Seconds since ``session.created`` (billing starts there), to the end once ended."""
+        if self.started_at is None:
+            return 0.0
+        return max(0.0, (self.ended_at if self.ended_at is not None else now) - self.started_at)
+
+    def agent_said(self) -> list[Turn]:
+        return [t for t in self.turns if t.role == "assistant"]
+
+    @property
+    def how_it_ended(self) -> str:
+        """The end in words with what to do next; "" while the call goes on."""
+        if self.closed is not None:
+            return self.closed.in_words
+        if self.failure is not None:
+            return str(self.failure)
+        return "The call ended." if self.ended else ""
+
+    # --- folding ---
+
+    def sent(self, at: float) -> None:
+        """The person's turn left at ``at``: the agent's next answer is timed from here."""
+        self.sent_at = at
+
+    def apply(self, event: ServerEvent) -> set[str]:
+        fold = _FOLDS.get(type(event))
+        return fold(self, event) if fold else set()
+
+    def end(self, at: float, failure: errors.ApiError | None = None) -> set[str]:
+        """The socket is closed (``failure``: how, when it was not a normal end)."""
+        self.failure = failure
+        self.ended_at = at
+        self.speaking = False
+        changed = {STATUS, BILLING, SPEAKING}
+        if self.live is not None:
+            # What had arrived of the turn stays, marked as cut by the end.
+            self.live.cut_off = True
+            self._settle(self.live.text)
+            changed |= {TURNS, LIVE}
+        return changed
+
+    def _answer_started(self, at: float) -> Turn:
+        if self.live is None:
+            self.live = Turn("assistant")
+            if self.sent_at is not None:
+                self.live.answer_ms = max(0.0, (at - self.sent_at) * 1000)
+                self.sent_at = None
+        return self.live
+
+    def _settle(self, text: str) -> None:
+        turn = self.live or Turn("assistant")
+        turn.text, turn.settled = text, True
+        self.turns.append(turn)
+        self.agent_turns += 1
+        self.settled_total += 1
+        self.live = None
+
+    def _created(self, event: ServerEvent) -> set[str]:
+        assert isinstance(event, SessionCreated)
+        self.call_id = event.call_id or self.call_id
+        self.started_at = event.received_at
+        return {BILLING, STATUS}
+
+    def _start(self, event: ServerEvent) -> set[str]:
+        self.speaking = True
+        self._answer_started(event.received_at)
+        return {SPEAKING, LIVE}
+
+    def _stop(self, event: ServerEvent) -> set[str]:
+        self.speaking = False
+        return {SPEAKING}
+
+    def _delta(self, event: ServerEvent) -> set[str]:
+        assert isinstance(event, TranscriptDelta)
+        if event.role != "assistant":
+            return set()
+        self._answer_started(event.received_at).text = event.text
+        return {LIVE}
+
+    def _transcript(self, event: ServerEvent) -> set[str]:
+        assert isinstance(event, Transcript)
+        if event.role == "assistant":
+            self._settle(event.text)
+            return {TURNS, LIVE}
+        self.turns.append(Turn(event.role, event.text, settled=True))
+        self.settled_total += 1
+        return {TURNS}
+
+    def _interrupted(self, event: ServerEvent) -> set[str]:
+        turn = self.live
+        if turn is None and self.turns and self.turns[-1].role == "assistant" and self.speaking:
+            turn = self.turns[-1]
+        if turn is not None and turn.interrupted_at is None:
+            turn.interrupted_at = turn.text
+        return {LIVE, TURNS}
+
+    def _audio(self, event: ServerEvent) -> set[str]:
+        assert isinstance(event, OutputAudioDelta)
+        self.audio_frames += 1
+        self.audio_bytes += len(event.audio) * 3 // 4
+        return {AUDIO}
+
+    def _closed(self, event: ServerEvent) -> set[str]:
+        assert isinstance(event, SessionClosed)
+        self.closed = event
+        return {STATUS}
+
+    def _error(self, event: ServerEvent) -> set[str]:
+        assert isinstance(event, ErrorEvent)
+        self.errors_seen.append(event)
+        return {STATUS}
+
+
+_FOLDS: dict[type[ServerEvent], Callable[[Conversation, ServerEvent], set[str]]] = {
+    SessionCreated: Conversation._created,
+    AgentStartTalking: Conversation._start,
+    AgentStopTalking: Conversation._stop,
+    TranscriptDelta: Conversation._delta,
+    Transcript: Conversation._transcript,
+    Interruption: Conversation._interrupted,
+    OutputAudioDelta: Conversation._audio,
+    SessionClosed: Conversation._closed,
+    ErrorEvent: Conversation._error,
+}

@@ -1,0 +1,394 @@
+"""The realtime agent socket (reference voice.md §3), Textual-free: typed events in, messages out.
+
+``VapClient.register_call`` mints the one-use token (``POST /v1/register-call``); ``AgentSocket``
+connects to ``ws(s)://<base>/v1/agent/connect?token=…`` (the scheme from the base URL's, as the
+vendor's reference clients derive it), yields each server frame as a typed event, and sends typed
+turns, audio, commit and the polite hang-up. How a socket closes becomes an error of the client's
+one family (``api/errors.py``), in words that say what to do next:
+
+* 4401 before any frame: the token was spent or expired (``TokenRejected``): mint a new one;
+* 4000: the call could not start; the ``error`` frame just before it says why, and becomes that
+  code's own error (``InsufficientBalance``, ``ConcurrencyLimitExceeded``, …);
+* 1011 or any other code without ``session.closed``: the line dropped (``LineDropped``);
+* 1000 after ``session.closed``: the normal end, no error.
+
+Nothing here retries: a socket that connects starts a billed call. The API key never goes near the
+socket (the token is the credential there), and the token is masked in every repr and message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any, Literal, Protocol
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from vap_console.api import errors
+from vap_console.api.models.wire import _SnakeWire, _Wire
+
+SAMPLE_RATE = 24_000
+SAMPLE_WIDTH = 2
+# Published: at most one second of audio per input_audio_buffer.append.
+MAX_APPEND_BYTES = SAMPLE_RATE * SAMPLE_WIDTH
+CLOSE_NORMAL, CLOSE_DROPPED, CLOSE_REFUSED, CLOSE_BAD_TOKEN = 1000, 1011, 4000, 4401
+# What a close that the server never sent looks like (the TCP connection just went away).
+CLOSE_ABNORMAL = 1006
+CLOSED_REASONS = {
+    "client_requested": "You hung up.",
+    "ended": "The agent ended the call.",
+    "max_duration": "The call reached its longest allowed length and was ended.",
+    "error": "The call ended on an error on the service's side.",
+}
+
+
+class RegisteredCall(_SnakeWire):
+    """201 of POST /v1/register-call: a one-use token for the agent socket. ``call_id`` is an
+    extra some servers add (the sandbox does); the socket's ``session.created`` always has it."""
+
+    access_token: str
+    expires_in: int = 300
+    sample_rate: int = SAMPLE_RATE
+    call_id: str | None = None
+
+    def __repr__(self) -> str:
+        # The token starts a billed call: keep it out of logs and tracebacks.
+        return (f"RegisteredCall(call_id={self.call_id!r}, expires_in={self.expires_in!r}, "
+                f"access_token={mask_token(self.access_token)!r})")
+
+    __str__ = __repr__
+
+
+class CallTools(_Wire):
+    """Of GET /v1/calls/{id}, the tools the call used (``toolsCalled``, a sandbox extension; None
+    where the record does not say). Issue 25's client reads the whole record."""
+
+    id: str
+    tools_called: list[str] | None = None
+
+
+def mask_token(token: str) -> str:
+    return "…" + token[-4:] if token else ""
+
+
+# --- server events ---
+
+
+class ServerEvent(BaseModel):
+    """One frame from the server. Fields the published protocol does not list are kept."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    type: str
+    # When this client read the frame (time.monotonic()); not on the wire.
+    received_at: float = 0.0
+
+    def wire(self) -> dict[str, Any]:
+        """The frame as it came (less the receive time)."""
+        return self.model_dump(exclude={"received_at"}, mode="json")
+
+
+class SessionCreated(ServerEvent):
+    type: Literal["session.created"] = "session.created"
+    session_id: str = ""
+    call_id: str = ""
+    sample_rate: int = SAMPLE_RATE
+    channels: int = 1
+
+
+class OutputAudioDelta(ServerEvent):
+    type: Literal["output_audio.delta"] = "output_audio.delta"
+    audio: str = ""
+
+    @property
+    def pcm(self) -> bytes:
+        """The 20 ms of speech as PCM s16le; b"" when the base64 is broken (never fatal)."""
+        try:
+            return base64.b64decode(self.audio, validate=True)
+        except (binascii.Error, ValueError):
+            return b""
+
+
+class AgentStartTalking(ServerEvent):
+    type: Literal["agent_start_talking"] = "agent_start_talking"
+    timestamp: str | None = None
+
+
+class AgentStopTalking(ServerEvent):
+    type: Literal["agent_stop_talking"] = "agent_stop_talking"
+    timestamp: str | None = None
+
+
+class Interruption(ServerEvent):
+    type: Literal["interruption"] = "interruption"
+
+
+class Transcript(ServerEvent):
+    type: Literal["transcript"] = "transcript"
+    role: str = "assistant"
+    text: str = ""
+
+
+class TranscriptDelta(ServerEvent):
+    type: Literal["transcript.delta"] = "transcript.delta"
+    role: str = "assistant"
+    text: str = ""
+
+
+class SessionClosed(ServerEvent):
+    type: Literal["session.closed"] = "session.closed"
+    reason: str = ""
+
+    @property
+    def in_words(self) -> str:
+        return CLOSED_REASONS.get(self.reason, f"The call ended ({self.reason or 'no reason given'}).")
+
+
+class ErrorEvent(ServerEvent):
+    type: Literal["error"] = "error"
+    code: str = "error"
+    message: str = ""
+
+
+class UnknownEvent(ServerEvent):
+    """A frame of a type this client does not know (or that breaks its own type's shape): kept,
+    shown in --json, never fatal."""
+
+
+EVENT_TYPES: dict[str, type[ServerEvent]] = {
+    cls.model_fields["type"].default: cls
+    for cls in (SessionCreated, OutputAudioDelta, AgentStartTalking, AgentStopTalking, Interruption,
+                Transcript, TranscriptDelta, SessionClosed, ErrorEvent)
+}
+
+
+def parse_event(raw: str | bytes, received_at: float | None = None) -> ServerEvent:
+    """The typed event of one text frame. Never raises: a frame that is not a JSON object with a
+    string ``type`` is an ``UnknownEvent`` of type ``"?"`` holding what came (cut to 200 chars)."""
+    at = time.monotonic() if received_at is None else received_at
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+        return UnknownEvent(type="?", received_at=at, frame=text[:200])
+    data = {k: v for k, v in data.items() if k != "received_at"}
+    cls = EVENT_TYPES.get(data["type"], UnknownEvent)
+    try:
+        return cls.model_validate({**data, "received_at": at})
+    except ValidationError:
+        return UnknownEvent.model_validate({**data, "received_at": at})
+
+
+# --- close codes as errors ---
+
+
+class TokenRejected(errors.ApiError):
+    """Close 4401: the token is unknown, already spent (each connects once) or expired (300 s)."""
+
+    code_name = "token_rejected"
+    hint = "Mint a new one (a new call) and connect with it at once."
+
+    def default_message(self) -> str:
+        return "The call's token was spent or expired"
+
+
+class LineDropped(errors.TransportError):
+    """The socket closed without ``session.closed``: 1011, or the connection just went away."""
+
+    code_name = "line_dropped"
+    hint = ("The call has ended; nothing is re-dialled by itself. Start a new call to go on "
+            "(it is billed again from the moment the agent answers).")
+
+    def default_message(self) -> str:
+        return "The line dropped"
+
+
+def close_error(code: int | None, last_error: ErrorEvent | None, *, created: bool) -> errors.ApiError:
+    """The error for a socket that closed other than after ``session.closed``; its ``close_code``
+    attribute is the socket's close code (None: the connection went away without one)."""
+    error: errors.ApiError
+    if code == CLOSE_BAD_TOKEN:
+        error = TokenRejected()
+    elif code == CLOSE_REFUSED and last_error is not None:
+        cls = errors.error_class_for(400, last_error.code)
+        error = cls(f"{last_error.message.rstrip('.') or 'The call could not start'} (socket closed with 4000)",
+                    code=last_error.code)
+    elif code == CLOSE_REFUSED:
+        error = errors.ApiError("The call could not start and the service did not say why (socket closed "
+                                "with 4000)", code="call_refused")
+    else:
+        said = f"socket closed with {code}" if code and code != CLOSE_ABNORMAL else "the connection went away"
+        when = "during the call" if created else "before the call started"
+        error = LineDropped(f"The line dropped {when}: {said}")
+    error.close_code = code
+    return error
+
+
+# --- the socket ---
+
+
+class Socket(Protocol):
+    """What AgentSocket needs of a websocket connection (websockets' ClientConnection has it)."""
+
+    async def send(self, message: str) -> None: ...
+
+    async def recv(self) -> str | bytes: ...
+
+    async def close(self) -> None: ...
+
+
+Connector = Callable[[str], Awaitable[Socket]]
+
+
+async def websockets_connect(url: str) -> Socket:
+    """The default connector: the websockets library, as the vendor's reference client uses it
+    (``max_size=None``: the server's frames are its own to size)."""
+    import websockets
+
+    try:
+        socket: Socket = await websockets.connect(url, max_size=None, open_timeout=10,
+                                                  user_agent_header="vap-console")
+    except websockets.InvalidStatus as exc:
+        status = exc.response.status_code
+        raise errors.error_class_for(status, None)(
+            f"The agent socket refused the connection (HTTP {status})", status=status) from None
+    except (OSError, TimeoutError, websockets.InvalidHandshake) as exc:
+        raise errors.ConnectionFailed(f"Could not open the agent socket ({type(exc).__name__})") from None
+    return socket
+
+
+def socket_url(base_url: str, token: str) -> str:
+    """``https://host/base`` → ``wss://host/base/v1/agent/connect?token=…`` (``http`` → ``ws``)."""
+    base = base_url.rstrip("/")
+    if base.startswith("https://"):
+        base = "wss://" + base.removeprefix("https://")
+    elif base.startswith("http://"):
+        base = "ws://" + base.removeprefix("http://")
+    else:
+        raise ValueError("base_url must be an http:// or https:// address")
+    return f"{base}/v1/agent/connect?token={quote(token, safe='')}"
+
+
+class AgentSocket:
+    """One call over the agent socket. ``async with AgentSocket(url) as call:`` connects; ``async for
+    event in call.events():`` reads until the socket closes, then raises the close's error if the
+    call did not end normally (``ending`` says how it ended either way)."""
+
+    def __init__(self, url: str, *, connect: Connector = websockets_connect) -> None:
+        self._url = url
+        self._connect = connect
+        self._socket: Socket | None = None
+        self.created: SessionCreated | None = None
+        self.closed_event: SessionClosed | None = None
+        self.last_error: ErrorEvent | None = None
+        self.close_code: int | None = None
+        self.failure: errors.ApiError | None = None
+        self.hangup_sent = False
+
+    def __repr__(self) -> str:
+        where, _, token = self._url.partition("?token=")
+        return f"AgentSocket(url={where + '?token=' + mask_token(token)!r}, close_code={self.close_code!r})"
+
+    __str__ = __repr__
+
+    @property
+    def call_id(self) -> str | None:
+        return self.created.call_id if self.created else None
+
+    @property
+    def is_open(self) -> bool:
+        return self._socket is not None and self.close_code is None
+
+    async def __aenter__(self) -> AgentSocket:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def open(self) -> None:
+        self._socket = await self._connect(self._url)
+
+    async def aclose(self) -> None:
+        if self._socket is not None:
+            # Closing a socket that already broke has nothing left to do.
+            with contextlib.suppress(Exception):
+                await self._socket.close()
+
+    async def events(self) -> AsyncIterator[ServerEvent]:
+        """Each frame as a typed event; binary frames are skipped (the published clients ignore
+        them). Ends when the socket closes: normally after ``session.closed``; otherwise by raising
+        the close's error (also kept in ``failure``)."""
+        if self._socket is None:
+            raise RuntimeError("open() the socket first")
+        import websockets
+
+        try:
+            while True:
+                raw = await self._socket.recv()
+                if isinstance(raw, bytes):
+                    continue
+                event = parse_event(raw)
+                if isinstance(event, SessionCreated):
+                    self.created = event
+                elif isinstance(event, SessionClosed):
+                    self.closed_event = event
+                elif isinstance(event, ErrorEvent):
+                    self.last_error = event
+                yield event
+        except websockets.ConnectionClosed as closed:
+            self.close_code = closed.rcvd.code if closed.rcvd else CLOSE_ABNORMAL
+        except (OSError, asyncio.IncompleteReadError):
+            self.close_code = CLOSE_ABNORMAL
+        if self.closed_event is not None and self.close_code in (CLOSE_NORMAL, CLOSE_ABNORMAL, None):
+            return
+        self.failure = close_error(self.close_code, self.last_error, created=self.created is not None)
+        raise self.failure
+
+    # --- messages to the server ---
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        if self._socket is None or self.close_code is not None:
+            raise LineDropped("The call has ended: nothing more can be sent")
+        import websockets
+
+        try:
+            await self._socket.send(json.dumps(message))
+        except websockets.ConnectionClosed:
+            raise LineDropped("The call ended before this could be sent") from None
+
+    async def send_text(self, text: str) -> None:
+        """``input_text.send``: a turn typed instead of spoken."""
+        await self._send({"type": "input_text.send", "text": text})
+
+    async def send_audio(self, pcm: bytes) -> None:
+        """``input_audio_buffer.append``, in pieces of at most one second (48,000 bytes)."""
+        if len(pcm) % SAMPLE_WIDTH:
+            raise ValueError("PCM s16le audio has an even number of bytes")
+        for start in range(0, len(pcm), MAX_APPEND_BYTES):
+            piece = pcm[start:start + MAX_APPEND_BYTES]
+            await self._send({"type": "input_audio_buffer.append", "audio": base64.b64encode(piece).decode()})
+
+    async def commit(self) -> None:
+        await self._send({"type": "input_audio_buffer.commit"})
+
+    async def hang_up(self) -> None:
+        """``session.close``: the server answers ``session.closed`` and closes. Once per call; a
+        socket already closed has nothing to hang up."""
+        if self.hangup_sent or not self.is_open:
+            return
+        self.hangup_sent = True
+        with contextlib.suppress(LineDropped):
+            await self._send({"type": "session.close"})
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -1,0 +1,408 @@
+"""Talk: a live conversation with a deployed agent over its realtime socket (docs/talk.md).
+
+Opened from Agents (``t``) after a confirm that says the call is billed from the moment the agent
+answers. The call runs in one worker: ``register-call``, then the socket; each server frame comes
+back as a ``Heard`` message, is folded into the ``Conversation`` (``api/conversation.py``), and only
+the widgets of the parts that changed redraw. Typing a line and Enter sends a turn; Esc or Hang up
+sends ``session.close``. However the call ends, the screen says so in words with what to do next;
+it never dials again by itself (Call again asks first), and a line typed is never lost to a drop.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Button, Input, Static
+
+from vap_console.api import errors
+from vap_console.api.audio import AudioTape, Player, open_player
+from vap_console.api.conversation import BILLING, LIVE, SPEAKING, STATUS, TURNS, Conversation
+from vap_console.api.limits import TYPED_TURN
+from vap_console.api.models import Agent, AgentLimits
+from vap_console.api.realtime import (
+    AgentSocket,
+    ErrorEvent,
+    Interruption,
+    LineDropped,
+    OutputAudioDelta,
+    ServerEvent,
+    SessionCreated,
+)
+from vap_console.tui import untrusted
+from vap_console.tui.screens.dialog import Confirm
+from vap_console.tui.screens.webcall import slots_line
+from vap_console.tui.widgets.key_bar import KeyBar
+from vap_console.tui.widgets.status_bar import StatusBar
+from vap_console.tui.widgets.talk import BilledTimer, SlotsLine, SpeakingIndicator, TranscriptView
+
+if TYPE_CHECKING:
+    from vap_console.tui.services import Services
+
+# Told (call_id, agent_ref, kind) once a call is billed: where the call ledger (issue 25) hooks in.
+CallStarted = Callable[[str, str, str], None]
+
+COST_NOTE = ("The call is billed from the moment the agent answers until it ends (Esc or Hang up ends it), "
+             "and holds one of the account's concurrent-call slots while it runs.")
+NEXT_CALL = "Call again starts a new billed call, after asking."
+
+
+class TalkConfirm(Confirm):
+    """Asked before every call from the Talk screen (Call again asks again): what it costs."""
+
+    LABEL = "Talk to an agent"
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "Cancel", id="talk.cancel", tooltip="Start no call"),
+        Binding("y", "answer(True)", "Start billed call", id="talk.start",
+                tooltip="Start the call: billed from when the agent answers, holds a call slot"),
+    ]
+
+    def __init__(self, agent_label: str, limits: AgentLimits | None) -> None:
+        super().__init__(f"{COST_NOTE}\n\n{slots_line(limits)}",
+                         title=f"Talk to {agent_label}? (a billed call)", yes="Start billed call", no="Cancel")
+
+
+def ending_words(talk: Conversation, hung_up_early: bool) -> tuple[str, bool]:
+    """How the call ended with what to do next, and whether it is a problem (shown as one)."""
+    failure = talk.failure
+    if hung_up_early:
+        return "You hung up before the agent answered: nothing was billed. " + NEXT_CALL, False
+    if failure is None:
+        said = talk.how_it_ended or "The call ended."
+        return f"{said} {NEXT_CALL}", talk.closed is not None and talk.closed.reason == "error"
+    if failure.close_code == 4401:
+        return (f"{failure} Call again mints a new token (and asks first).", True)
+    if failure.close_code == 4000:
+        return f"The call could not start: {failure} Nothing was billed.", True
+    if isinstance(failure, LineDropped):
+        billed = " It was billed until it dropped." if talk.started else ""
+        return f"{failure}{billed} Your typing is kept.", True
+    return f"The call could not be made: {failure}", True
+
+
+class TalkScreen(Screen[None]):
+    LABEL = "Talk"
+    DEFAULT_CSS = """
+    TalkScreen #talk-head { height: 1; padding: 0 1; }
+    TalkScreen #talk-title { width: 1fr; text-style: bold; }
+    TalkScreen #talk-end { height: auto; display: none; background: $warning 20%;
+                           border-left: thick $warning; padding: 0 1; }
+    TalkScreen #talk-end.-shown { display: block; }
+    TalkScreen #talk-end.-problem { background: $error 25%; border-left: thick $error; }
+    TalkScreen #talk-end-row { height: auto; }
+    TalkScreen #talk-end-text { width: 1fr; height: auto; padding: 1 0 0 0; }
+    TalkScreen #talk-end-row Button { margin-left: 1; }
+    TalkScreen #talk-say-row { height: 3; }
+    TalkScreen #say { width: 1fr; }
+    TalkScreen #hang-up { min-width: 12; }
+    """
+    BINDINGS = [
+        Binding("escape", "hang_up", "Hang up", id="talk.hangup", tooltip="End the call (session.close)"),
+        Binding("escape", "back", "Back", id="talk.back", tooltip="Back to Agents (the call has ended)"),
+        # s where the typing box does not have the keys (it types an s); ctrl+s anywhere.
+        Binding("ctrl+s,s", "save_audio", "Save audio", id="talk.save",
+                tooltip="Save what the agent said as a WAV file"),
+        Binding("ctrl+r", "call_again", "Call again", id="talk.again",
+                tooltip="Start a new billed call with this agent (asks first)"),
+    ]
+
+    # What plays the agent's voice, and the sentence saying why it is silent (tests swap it: the
+    # screen must read the same whichever optional packages the machine has).
+    player_factory: Callable[..., tuple[Player, str]] = staticmethod(open_player)
+
+    class Heard(Message):
+        def __init__(self, event: ServerEvent) -> None:
+            super().__init__()
+            self.event = event
+
+    class CallOver(Message):
+        def __init__(self, failure: errors.ApiError | None) -> None:
+            super().__init__()
+            self.failure = failure
+
+    class TurnSent(Message):
+        def __init__(self, text: str, failure: errors.ApiError | None) -> None:
+            super().__init__()
+            self.text = text
+            self.failure = failure
+
+    def __init__(self, agent: Agent, services: Services, *, limits: AgentLimits | None = None,
+                 on_call_started: CallStarted | None = None, sound: bool = True,
+                 save_dir: Path | None = None, player: Player | None = None) -> None:
+        super().__init__()
+        self.agent = agent
+        self.services = services
+        self.limits = limits
+        self.on_call_started = on_call_started
+        self.save_dir = save_dir
+        self.talk = Conversation()
+        self.tape = AudioTape()
+        if player is not None:
+            self.player, self.sound_note = player, ""
+        else:
+            self.player, self.sound_note = type(self).player_factory(want_sound=sound)
+        self._socket: AgentSocket | None = None
+        self._started_at: datetime | None = None
+        self._ticker: Timer | None = None
+        self._hung_up_early = False
+        self.ended = False
+
+    @property
+    def label(self) -> str:
+        return self.agent.name or self.agent.ref
+
+    def compose(self) -> ComposeResult:
+        if hasattr(self.services, "follow_connection"):
+            yield StatusBar("Agents › talk", self.services)
+        with Horizontal(id="talk-head"):
+            yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
+            yield SpeakingIndicator(id="speaking")
+            yield BilledTimer(id="billed")
+            yield SlotsLine(id="slots")
+        with Vertical(id="talk-end"), Horizontal(id="talk-end-row"):
+            yield Static(id="talk-end-text")
+            yield Button("Call again", id="call-again", variant="warning")
+        yield TranscriptView(id="transcript")
+        with Horizontal(id="talk-say-row"):
+            yield Input(placeholder="Type what to say, then Enter", id="say", max_length=TYPED_TURN.high)
+            yield Button("Hang up", id="hang-up", variant="error")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._timer = self.query_one(BilledTimer)
+        self.query_one(SlotsLine).limits = self.limits
+        if self.sound_note:
+            self.transcript.note(self.sound_note)
+        self.query_one("#say", Input).focus()
+        self.refresh_bindings()
+        self.dial()
+
+    @property
+    def transcript(self) -> TranscriptView:
+        return self.query_one(TranscriptView)
+
+    # --- the call ---
+
+    @work(exclusive=True, group="talk-call", exit_on_error=False)
+    async def dial(self) -> None:
+        """register-call, then the socket, each frame posted as it comes. Never retried: a new call
+        is the person's decision (Call again, which asks first)."""
+        try:
+            registered = await self.services.call_api(lambda c: c.register_call(self.agent.ref), resend=False)
+            socket = self.services.client.agent_socket(registered)
+            self._socket = socket
+            async with socket:
+                async for event in socket.events():
+                    if isinstance(event, OutputAudioDelta):
+                        # 50 a second and no widget shows them: played and kept here, on the UI's
+                        # loop (an async worker), without a message each.
+                        self._audio(event)
+                    else:
+                        self.post_message(self.Heard(event))
+        except errors.ApiError as failure:
+            self.post_message(self.CallOver(failure))
+            return
+        self.post_message(self.CallOver(None))
+
+    @on(Heard)
+    def _heard(self, message: Heard) -> None:
+        event = message.event
+        changed = self.talk.apply(event)
+        self._tick()  # the billed time as of this frame (the interval moves it between frames)
+        if isinstance(event, Interruption):
+            self.player.flush()
+        if TURNS in changed:
+            self.transcript.show_turns(self.talk, self.talk.settled_total)
+        if LIVE in changed:
+            self.transcript.show_live(self.talk.live)
+        if SPEAKING in changed or BILLING in changed:
+            self.query_one(SpeakingIndicator).state = "speaking" if self.talk.speaking else "listening"
+        if isinstance(event, SessionCreated):
+            self._started()
+        if isinstance(event, ErrorEvent) and STATUS in changed and self.talk.started:
+            # A frame the service could not use; the call goes on. (Before session.created an error
+            # frame is the refusal that a 4000 close follows: the end says it, once.)
+            self.transcript.note(f"The service reported {event.code}: {event.message}", "italic $warning")
+
+    def _audio(self, event: OutputAudioDelta) -> None:
+        self.talk.apply(event)
+        pcm = event.pcm
+        self.player.play(pcm)
+        self.tape.add(pcm)
+
+    def _started(self) -> None:
+        self._started_at = self.services.now()
+        self.query_one(BilledTimer).seconds = 0
+        self._ticker = self.set_interval(1.0, self._tick)
+        call_id = self.talk.call_id or "?"
+        self.transcript.note(f"The agent answered: billed from now (call {call_id}).")
+        if self.on_call_started is not None and self.talk.call_id:
+            self.on_call_started(self.talk.call_id, self.agent.ref, "socket")
+        self.read_limits()
+
+    def _tick(self) -> None:
+        if self._started_at is not None and not self.ended:
+            elapsed = (self.services.now() - self._started_at).total_seconds()
+            self._timer.seconds = int(max(0.0, elapsed))
+
+    @on(CallOver)
+    def _call_over(self, message: CallOver) -> None:
+        self._tick()
+        self.ended = True
+        self._socket = None
+        if self._ticker is not None:
+            self._ticker.stop()
+        changed = self.talk.end(time.monotonic(), message.failure)
+        if TURNS in changed:
+            self.transcript.show_turns(self.talk, self.talk.settled_total)
+        self.transcript.show_live(None)
+        self.player.flush()
+        self.query_one(SpeakingIndicator).state = "ended"
+        self.query_one(BilledTimer).ended = True
+        words, problem = ending_words(self.talk, self._hung_up_early)
+        self.query_one("#talk-end-text", Static).update(untrusted.content(words))
+        end = self.query_one("#talk-end")
+        end.set_class(problem, "-problem")
+        end.add_class("-shown")
+        self.query_one("#hang-up", Button).label = "Close"
+        self.refresh_bindings()
+        if self._started_at is not None:
+            self.read_limits()
+
+    @work(exclusive=True, group="talk-limits", exit_on_error=False)
+    async def read_limits(self) -> None:
+        try:
+            limits = await self.services.call_api(lambda c: c.agent_limits())
+        except errors.ApiError:
+            return
+        self.query_one(SlotsLine).limits = limits
+
+    # --- what the person does ---
+
+    @on(Input.Submitted, "#say")
+    def _say(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            return
+        if self.ended:
+            self.notify("The call has ended: your text is kept. Call again (ctrl+r) to say it in a new call.",
+                        severity="warning")
+            return
+        if self._socket is None or not self.talk.started:
+            self.notify("The agent has not answered yet: your text is kept; press Enter once it has.",
+                        severity="warning")
+            return
+        self.talk.sent(time.monotonic())
+        self.send_turn(self._socket, text)
+
+    @work(group="talk-send", exit_on_error=False)
+    async def send_turn(self, socket: AgentSocket, text: str) -> None:
+        try:
+            await socket.send_text(text)
+        except errors.ApiError as failure:
+            self.post_message(self.TurnSent(text, failure))
+            return
+        self.post_message(self.TurnSent(text, None))
+
+    @on(TurnSent)
+    def _turn_sent(self, message: TurnSent) -> None:
+        say = self.query_one("#say", Input)
+        if message.failure is None:
+            # Cleared only once sent, and only if it still holds what was sent.
+            if say.value.strip() == message.text:
+                say.value = ""
+            return
+        self.notify(f"Not sent: {message.failure} Your text is kept.", severity="error")
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_hang_up(self) -> None:
+        socket = self._socket
+        if socket is None or not self.talk.started:
+            # Nothing billed yet: stop dialling (a token minted is spent by nobody and expires).
+            self._hung_up_early = socket is None or not self.talk.started
+            self.workers.cancel_group(self, "talk-call")
+            self.post_message(self.CallOver(None))
+            return
+        self.query_one(SpeakingIndicator).state = "listening"
+        self._send_close(socket)
+
+    @work(group="talk-send", exit_on_error=False)
+    async def _send_close(self, socket: AgentSocket) -> None:
+        await socket.hang_up()
+
+    @on(Button.Pressed, "#hang-up")
+    def _hang_up_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self.ended:
+            self.action_back()
+        else:
+            self.action_hang_up()
+
+    def action_call_again(self) -> None:
+        if not self.ended:
+            self.notify("This call is still on: hang up first (Esc).", severity="warning")
+            return
+        from vap_console.tui.screens.dialog import confirm_then
+
+        confirm_then(self.app, TalkConfirm(self.label, self.query_one(SlotsLine).limits), self._redial)
+
+    @on(Button.Pressed, "#call-again")
+    def _again_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_call_again()
+
+    def _redial(self) -> None:
+        if not self.ended:
+            return  # a second yes from one gesture: one call at a time
+        self.ended = False
+        self._hung_up_early = False
+        self._started_at = None
+        self.talk = Conversation()
+        self.tape = AudioTape()
+        self.query_one("#talk-end").remove_class("-shown")
+        self.query_one("#hang-up", Button).label = "Hang up"
+        self.query_one(BilledTimer).seconds = None
+        self.query_one(BilledTimer).ended = False
+        self.query_one(SpeakingIndicator).state = "connecting"
+        self.transcript.note("A new call.")
+        self.transcript.reset_count()
+        self.refresh_bindings()
+        self.dial()
+
+    def action_save_audio(self) -> None:
+        if not len(self.tape):
+            self.notify("Nothing to save yet: the agent has not said anything in this call.", severity="warning")
+            return
+        folder = self.save_dir or Path.cwd()
+        stamp = self.talk.call_id or self.services.now().strftime("%Y%m%d-%H%M%S")
+        path = folder / f"vap-call-{stamp}.wav"
+        try:
+            self.tape.save(path)
+        except OSError as exc:
+            self.notify(f"Could not save the audio to {path}: {exc.strerror or exc}", severity="error")
+            return
+        self.notify(f"Saved {self.tape.seconds:.1f} s of the agent's audio to {path}", timeout=6)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("call_again", "back"):
+            return self.ended
+        if action == "hang_up":
+            return not self.ended
+        return True
+
+    def on_unmount(self) -> None:
+        # Leaving the screen ends the call: the worker is cancelled and its socket closed, so
+        # nothing goes on billing behind the person's back.
+        self.player.close()

@@ -1,0 +1,72 @@
+"""`vap agents talk|test` run in-process against a live sandbox (real loopback sockets: the agent
+socket needs one), its clock sped up so a conversation takes a fraction of a second."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from vap_console.api import VapClient
+from vap_console.credentials import KeyStore, ProfileStore
+from vap_console.sandbox.server import RunningSandbox, start_in_thread
+from vap_console.scripting.base import Session
+from vap_console.scripting.root import run
+
+# Fast enough that a greeting plays in ~50 ms; slow enough that the 120 s max_duration (1.2 s)
+# never ends a short conversation.
+SPEED = 100
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def lines(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.out.splitlines()]
+
+    @property
+    def said(self) -> str:
+        return " ".join(self.err.split())
+
+
+@dataclass
+class Talker:
+    sandbox: RunningSandbox
+    tmp: Path
+    capsys: Any
+    started: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def __call__(self, *args: str, terminal: bool = False, key: str = "agent") -> Result:
+        store = KeyStore(profiles=ProfileStore(self.tmp),
+                         env={"VAP_API_KEY": f"sk_sandbox_{key}", "VAP_BASE_URL": self.sandbox.base_url})
+        session = Session(client_factory=lambda url, k: VapClient(url, k, transport=httpx.AsyncHTTPTransport()),
+                          keystore=store, terminal_out=terminal, terminal_in=terminal,
+                          on_call_started=lambda *call: self.started.append(call))
+        self.capsys.readouterr()
+        code = run(list(args), session)
+        captured = self.capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    def ref(self, name: str = "Priya", key: str = "agent") -> str:
+        from tests.sandbox.socket_calls import agent_ref
+
+        return agent_ref(self.sandbox, name, key)
+
+
+@pytest.fixture
+def fast_sandbox() -> Iterator[RunningSandbox]:
+    with start_in_thread(speed=SPEED) as running:
+        yield running
+
+
+@pytest.fixture
+def talker(fast_sandbox: RunningSandbox, tmp_path: Path, capsys: Any) -> Talker:
+    return Talker(fast_sandbox, tmp_path, capsys)

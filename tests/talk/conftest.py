@@ -1,0 +1,3 @@
+from tests.talk.cli import fast_sandbox, talker
+
+__all__ = ["fast_sandbox", "talker"]
