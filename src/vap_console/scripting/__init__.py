@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-AREAS = ("numbers", "tools", "variables", "voices", "templates", "agents", "completion")
+AREAS = ("numbers", "tools", "variables", "voices", "templates", "agents", "calls", "completion")
 # click's shell completion: the shell sets this when it asks `vap` for completions.
 COMPLETE_VAR = "_VAP_COMPLETE"
 

@@ -21,6 +21,7 @@ from vap_console.scripting.base import (
     emit_json,
     emit_pairs,
     emit_rows,
+    keep_call,
     say,
 )
 
@@ -158,6 +159,8 @@ def webcall(session: Session, ref: str, yes: bool, idempotency_key: str | None) 
                 if error.maybe_applied:
                     raise Failure(_lost(ref, key, error, await _slots(client)), EXIT_REFUSED) from None
                 raise
+            # Kept the moment its id is known: `vap calls` lists it, reads it, exports it.
+            keep_call(session, call_.call_id, ref, "web")
             answer = client.last_answer
             return call_, json.loads(bytes(answer.body)) if answer and answer.body else None
 

@@ -9,6 +9,7 @@ in ``text``.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -92,3 +93,18 @@ def recording_label(url: str | None) -> str:
     host, _, path = after.partition("/")
     tail = path.rstrip("/").rsplit("/", 1)[-1]
     return f"{host or scheme}/…/{tail[:40]} (signed)" if tail else f"{host or scheme} (signed)"
+
+
+_E164 = re.compile(r"\+[0-9]{8,15}")
+
+
+def e164_problem(number: str) -> str | None:
+    """Why ``number`` is not a number to call (E.164: '+' then 8 to 15 digits), or None."""
+    text = number.strip()
+    if not text:
+        return "the number to call is required"
+    if not text.startswith("+"):
+        return "start with + and the country code (E.164), e.g. +919812340001"
+    if not _E164.fullmatch(text):
+        return "use + then 8 to 15 digits, no spaces or dashes (E.164)"
+    return None

@@ -271,6 +271,8 @@ class AgentsScreen(ListScreen[Agent]):
             self.call_keys.failed(agent.id, maybe_applied=error.maybe_applied)
             raise
         self.call_keys.succeeded(agent.id)
+        if self.services.calls is not None:
+            self.services.calls.record_started(session.call_id, agent.ref, "web")
         self.post_message(self.WebCallStarted(agent, session))
 
     @on(WebCallStarted)
