@@ -267,9 +267,9 @@ class Ledger:
 
     # --- reading ---
 
-    def entries(self, text: str = "", *, limit: int | None = None) -> list[CallEntry]:
+    def entries(self, text: str = "", *, limit: int | None = None, transcripts: bool = False) -> list[CallEntry]:
         """Newest first. ``text`` keeps the calls whose agent, status, kind, number or words said
-        contain it (any case)."""
+        contain it (any case); ``transcripts`` reads what was said too (the console's list)."""
         where: str = ""
         args: tuple[Any, ...] = ()
         if text.strip():
@@ -279,10 +279,13 @@ class Ledger:
                      "OR lower(coalesce(transcript, '')) LIKE ?1 ESCAPE '\\' "
                      "OR (outcome = 'unknown' AND 'outcome unknown' LIKE ?1 ESCAPE '\\')")
             args = (like,)
-        sql = f"SELECT {_COLUMNS} FROM calls {where} ORDER BY noted_at DESC, row DESC"
+        extra = ", transcript" if transcripts else ""
+        sql = f"SELECT {_COLUMNS}{extra} FROM calls {where} ORDER BY noted_at DESC, row DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         with self._connect() as conn:
+            if transcripts:
+                return [_entry(r[:-1], r[-1]) for r in conn.execute(sql, args)]
             return [_entry(r) for r in conn.execute(sql, args)]
 
     def get(self, call_id: str) -> CallEntry | None:

@@ -23,6 +23,7 @@ from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
+from vap_console.tui.screens.call_dialog import PlacesCalls
 from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.numbers import fields_table, is_uuid
 from vap_console.tui.screens.prompt_id import PromptIdScreen
@@ -59,7 +60,7 @@ def state_of(agent: Agent) -> str:
 DETAIL_REQUESTS = 4
 
 
-class AgentsScreen(ListScreen[Agent]):
+class AgentsScreen(PlacesCalls, ListScreen[Agent]):
     AREA = "agents"
     LABEL = "Agents"
     NOUN = "agents"
@@ -76,6 +77,8 @@ class AgentsScreen(ListScreen[Agent]):
     BINDINGS = [
         Binding("w", "web_call", "Web call", id="agents.webcall",
                 tooltip="Start a browser call with the agent (billed; asks first)"),
+        Binding("o", "place_call", "Outbound call", id="agents.place",
+                tooltip="Have the highlighted agent call a phone number (billed; asks first)"),
         Binding("d", "delete_agent", "Delete", id="agents.delete", tooltip="Delete the highlighted agent"),
         Binding("a", "add_agent", "Add by id", id="agents.add", tooltip="Track an agent by its id or ua_ handle"),
         Binding("D", "deploy_agent", "Deploy (sandbox)", id="agents.deploy",
@@ -280,7 +283,13 @@ class AgentsScreen(ListScreen[Agent]):
         self.app.push_screen(WebCallScreen(message.session, label_of(message.agent)))
         self.read_limits()  # the call holds a slot now
 
+    def agent_to_call_with(self) -> str:
+        agent = self.current
+        return agent.ref if agent is not None else ""
+
     def api_failed(self, worker: Worker[object], error: BaseException) -> bool:
+        if worker.group == "placecall":
+            return self.place_call_failed(error)
         if super().api_failed(worker, error):
             return True
         if worker.group == "webcall" and isinstance(error, errors.ApiError) and error.maybe_applied:
