@@ -129,8 +129,8 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         # Read and written off the UI loop (its file is locked and fsynced on every change).
         self.local_index = Remembered(local_index, self._index_failed) if local_index is not None else None
         # The calls ledger lives beside the local index (the sandbox's dies with its temp dir).
-        self.calls = (CallBook(Ledger(profile_name, data_dir=local_index.path.parent.parent), self._ledger_failed)
-                      if local_index is not None else None)
+        self.calls = (CallBook(Ledger(profile_name, data_dir=local_index.path.parent.parent), self._ledger_failed,
+                               self.now) if local_index is not None else None)
         self.settings = settings if settings is not None else Settings()
         self.credentials = credentials
         if start_screen not in self.MODES:
@@ -255,7 +255,7 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
                                                                    self._index_failed)
         if old_index is not None:
             await old_index.aclose()
-        old_calls, self.calls = self.calls, CallBook(Ledger(credentials.profile), self._ledger_failed)
+        old_calls, self.calls = self.calls, CallBook(Ledger(credentials.profile), self._ledger_failed, self.now)
         if old_calls is not None:
             await old_calls.aclose()
         self.connection = "connecting"

@@ -25,7 +25,7 @@ AREA_HELP: Final[dict[str, str]] = {
     "voices": "Voice engines, languages, voices and styles",
     "templates": "Starter agent templates",
     "agents": "Agents, web calls",
-    "calls": "Every call started here: transcript, recording, credits, spend",
+    "calls": "Calls: transcripts, recordings, credits, spend",
 }
 PROFILES_MODULE: Final = "vap_console.tui.screens.profiles"
 # Areas other than Numbers, imported when first shown: start-up pays only for the first screen.

@@ -13,18 +13,24 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from vap_console.api.models.calls import CallRecord
 from vap_console.ledger import Ledger
 
 T = TypeVar("T")
 
 
 class CallBook:
-    def __init__(self, ledger: Ledger, report: Callable[[str], object]) -> None:
+    def __init__(self, ledger: Ledger, report: Callable[[str], object],
+                 now: Callable[[], datetime] | None = None) -> None:
         self.ledger = ledger
         self._report = report
+        # The console's clock (a test's virtual one): every time written comes from it.
+        self.now = now or (lambda: datetime.now(UTC))
+        # The call the console placed last: the Calls list puts its cursor there when next loaded.
+        self.last_started: str | None = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vap-calls")
         self._pending: set[asyncio.Future[Any]] = set()
 
@@ -60,7 +66,19 @@ class CallBook:
     ) -> None:
         """A call whose id is now known (web call, Talk session, outbound call): kept at once."""
         self.write(f"keep call {call_id}", self.ledger.record_started, call_id, agent, kind,
-                   to_number=to_number, from_ref=from_ref, at=at)
+                   to_number=to_number, from_ref=from_ref, at=at or self.now())
+
+    def record_unknown(self, agent: str, kind: str, *, idempotency_key: str | None,
+                       to_number: str | None = None, from_ref: str | None = None) -> None:
+        """A start whose answer was lost: kept as "outcome unknown" with its Idempotency-Key."""
+        self.write("keep a call whose answer was lost", self.ledger.record_unknown, agent, kind,
+                   idempotency_key=idempotency_key, to_number=to_number, from_ref=from_ref, at=self.now())
+
+    async def cache(self, record: CallRecord) -> None:
+        await self.run(lambda: self.ledger.cache_record(record, at=self.now()))
+
+    async def unreadable(self, call_id: str, problem: str) -> None:
+        await self.run(lambda: self.ledger.record_unreadable(call_id, problem, at=self.now()))
 
     async def flushed(self) -> None:
         if self._pending:

@@ -19,8 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.suggester import SuggestFromList
-from textual.validation import Function
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Static
 
 from vap_console.api import errors
 from vap_console.api.idempotency import new_idempotency_key
@@ -48,15 +47,14 @@ class CallRequest:
     from_trunk_id: str
 
 
-def _number_ok(value: str) -> bool:
-    return e164_problem(value) is None
-
-
 class PlaceCallDialog(Dialog[CallRequest | None]):
     """Who calls whom. ``numbers``: the account's active rented numbers (E.164 → rental id);
     ``used``: callers used before (from the ledger), offered as suggestions."""
 
     LABEL = "Place an outbound call"
+    DEFAULT_CSS = """
+    PlaceCallDialog Input { border-title-color: $text-muted; }
+    """
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="placecall.cancel", tooltip="Close; nothing is placed"),
         Binding("ctrl+s", "submit", "Next", id="placecall.next", tooltip="Check the fields, then confirm"),
@@ -70,23 +68,26 @@ class PlaceCallDialog(Dialog[CallRequest | None]):
         self.used = used
 
     def compose(self) -> ComposeResult:
+        # Each field's name is its border's title (as on the tool form): a row a field saved, so
+        # the dialog keeps its buttons on screen at 80×24.
         with DialogBox(classes="dialog"):
             yield Static("Place an outbound call", classes="dialog-title")
-            yield Label("Agent (ua_… or id)")
-            yield Input(self.agent, id="call-agent", select_on_focus=False,
-                        validators=[Function(lambda v: bool(v.strip()), "the agent is required")])
+            agent = Input(self.agent, id="call-agent", select_on_focus=False)
+            agent.border_title = "Agent (ua_… or id)"
+            yield agent
             yield FieldError(id="call-agent-error")
-            yield Label("Number to call (E.164: + and the country code)")
-            yield Input(id="call-to", placeholder="+919812340001", select_on_focus=False,
-                        validators=[Function(_number_ok, "not an E.164 number")])
+            number = Input(id="call-to", placeholder="+919812340001", select_on_focus=False)
+            number.border_title = "Number to call (E.164)"
+            yield number
             yield FieldError(id="call-to-error")
-            yield Label("Caller: a SIP trunk id, or a rented number the account holds")
             choices = sorted(self.numbers) + [u for u in self.used if u not in self.numbers]
-            yield Input(id="call-from", select_on_focus=False,
-                        suggester=SuggestFromList(choices, case_sensitive=False) if choices else None)
+            caller = Input(id="call-from", select_on_focus=False, placeholder="SIP trunk id or +number",
+                           suggester=SuggestFromList(choices, case_sensitive=False) if choices else None)
+            caller.border_title = "Caller: a SIP trunk or a rented number"
+            yield caller
             yield FieldError(id="call-from-error")
-            held = ", ".join(sorted(self.numbers)) or "none found (this server may not list rentals)"
-            yield Static(untrusted.content(f"Active rented numbers: {held}. → takes a suggestion."),
+            held = ", ".join(sorted(self.numbers)) or "none found"
+            yield Static(untrusted.content(f"Rented numbers held: {held} (→ takes a suggestion)"),
                          classes="dialog-help")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Next", id="ok", variant="primary")
@@ -213,15 +214,14 @@ class PlacesCalls:
                                        idempotency_key=key), resend=False)
         except errors.ApiError as error:
             if error.maybe_applied and self.services.calls is not None:
-                self.services.calls.write(
-                    "keep a call whose answer was lost", self.services.calls.ledger.record_unknown,
-                    request.agent, "outbound", idempotency_key=key, to_number=request.to_number,
-                    from_ref=request.caller)
+                self.services.calls.record_unknown(request.agent, "outbound", idempotency_key=key,
+                                                   to_number=request.to_number, from_ref=request.caller)
                 self.services.invalidate("calls")
             raise
         if self.services.calls is not None:
             self.services.calls.record_started(placed.call_id, request.agent, "outbound",
                                                to_number=request.to_number, from_ref=request.caller)
+            self.services.calls.last_started = placed.call_id
         self.post_message(self.CallPlaced(request, placed))  # type: ignore[attr-defined]  # a Screen mixin
 
     def on_places_calls_call_placed(self, message: CallPlaced) -> None:

@@ -64,12 +64,13 @@ def credits_text(value: float | None) -> str:
     return fmt.NONE if value is None else f"{value:g}"
 
 
-def when(noted_at: str) -> str:
+def when(noted_at: str, *, short: bool = False) -> str:
+    """A ledger time (UTC) as the console shows times; ``short``: the list's "11-02 09:00"."""
     try:
         moment = datetime.fromisoformat(noted_at.replace("Z", "+00:00"))
     except ValueError:
         return noted_at
-    return fmt.when(moment)
+    return moment.astimezone(UTC).strftime("%m-%d %H:%M") if short else fmt.when(moment)
 
 
 def status_cell(entry: CallEntry) -> Text:
@@ -83,12 +84,12 @@ async def read_call(call_id: str, client: VapClient) -> CallRecord:
     return await client.get_call(call_id)
 
 
-def add_or_resolve(ledger: Ledger, record: CallRecord, lost_row: int | None) -> None:
+def add_or_resolve(ledger: Ledger, record: CallRecord, lost_row: int | None, at: datetime) -> None:
     """In the ledger's thread: a call added by hand; with ``lost_row``, the answer to that lost
     placement (highlighted when ``a`` was pressed)."""
     if lost_row is not None and ledger.get(record.id) is None:
         ledger.resolve_unknown(lost_row, record.id)
-    ledger.cache_record(record)
+    ledger.cache_record(record, at=at)
 
 
 class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
@@ -98,10 +99,10 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
     EMPTY = ("No calls yet. A web call (w on Agents) or an outbound call (o) is kept here the moment "
              "it starts; a adds a call started elsewhere by its id.")
     COLUMNS = (
-        Column("When", 16, min_width=11),
+        Column("When (UTC)", 11, whole=True),
         Column("Agent", 20, min_width=8, drop=2),
         Column("Kind", 8, min_width=5, drop=4),
-        Column("To/From", 16, min_width=8, drop=3),
+        Column("To/From", 16, min_width=8, drop=3, whole=True),
         Column("Status", 17, min_width=10),
         Column("Time", 6, min_width=5, drop=1),
         Column("Credits", 7, min_width=5),
@@ -138,6 +139,12 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
 
     # --- the list: from the ledger, not the network ---
 
+    def reload(self) -> None:
+        book = self.services.calls
+        if book is not None and book.last_started:
+            self.select_after_load, book.last_started = book.last_started, None
+        super().reload()
+
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
         book = self.services.calls
@@ -155,7 +162,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         words = " ".join(t.content for t in e.transcript)
         return make_row(
             self.key_of(e),
-            (when(e.noted_at), e.agent or fmt.NONE, e.kind, e.to_number or e.from_ref or fmt.NONE,
+            (when(e.noted_at, short=True), e.agent or fmt.NONE, e.kind, e.to_number or e.from_ref or fmt.NONE,
              status_cell(e), duration(e.duration_seconds), credits_text(e.credits)),
             extra=f"{e.call_id or ''} {e.end_reason or ''} {words}",
         )
@@ -192,7 +199,8 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
             parts.append(Text("\nTranscript", style="bold underline"))
             for turn in e.transcript:
                 who = {"assistant": "Agent", "user": "Caller"}.get(turn.role, turn.role)
-                line = Text(f"{who}: ", style="bold cyan" if turn.role == "assistant" else "bold")
+                line = Text()
+                line.append(f"{who}: ", style="bold cyan" if turn.role == "assistant" else "bold")
                 line.append(turn.content)
                 parts.append(line)
         elif e.ended:
@@ -219,9 +227,9 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
                     record = await self.services.call_api(partial(read_call, call_id))
                 except errors.ApiError as error:
                     unreadable[call_id] = describe_error(error)
-                    await book.run(book.ledger.record_unreadable, call_id, unreadable[call_id])
+                    await book.unreadable(call_id, unreadable[call_id])
                     continue
-                await book.run(book.ledger.cache_record, record)
+                await book.cache(record)
             self.post_message(self.Polled(unreadable))
             await asyncio.sleep(self.POLL_SECONDS)
 
@@ -234,7 +242,8 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
                                f"{self.POLL_SECONDS:g} s.")
         elif self.banner().message.startswith("Call "):
             self.banner().clear()
-        self.select_after_load = self.query_one(RowTable).cursor_key
+        if self.select_after_load is None:  # a call just placed keeps its claim on the cursor
+            self.select_after_load = self.query_one(RowTable).cursor_key
         self.reload()
 
     def action_refresh(self) -> None:
@@ -283,7 +292,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
             record = await self.services.call_api(lambda c: c.get_call(call_id))
             book = self.services.calls
             if book is not None:
-                await book.run(add_or_resolve, book.ledger, record, lost_row)
+                await book.run(add_or_resolve, book.ledger, record, lost_row, book.now())
             return record.id
 
         def added(call_id: str | None) -> None:
@@ -310,7 +319,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         if book is None:
             raise errors.ApiError(NO_LEDGER)
         entries = await book.run(book.ledger.with_transcripts)
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        stamp = book.now().strftime("%Y%m%d-%H%M%S")
         path = Path.cwd() / f"calls-{book.ledger.profile}-{stamp}.{fmt_name}"
         try:
             await asyncio.to_thread(path.write_text, render_export(entries, fmt_name), "utf-8")
@@ -328,7 +337,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         if self.services.calls is None:
             self.banner().show(NO_LEDGER, info=True)
             return
-        self.app.push_screen(SpendScreen(self.services.calls))
+        self.app.push_screen(SpendScreen(self.services.calls, today=self.services.now().date()))
 
     # --- placing ---
 

@@ -8,6 +8,7 @@ textual-plotext the screen says so in one sentence and still shows the totals.
 
 from __future__ import annotations
 
+import math
 from datetime import date
 
 from rich.table import Table
@@ -105,7 +106,9 @@ class SpendScreen(Screen[None]):
         if not charts:
             return
         positions = list(range(len(message.days)))
-        ticks = positions[::7] + ([positions[-1]] if positions and positions[-1] % 7 else [])
+        # A tick a week, counted back from today: today is always labelled, and no two labels
+        # crowd each other (plotext then drops one, not always the same).
+        ticks = positions[::-7][::-1]
         labels = [message.days[i].day.strftime("%m-%d") for i in ticks]
         for widget, values, title in (
             (charts[0], [d.calls for d in message.days], "Calls a day"),
@@ -113,7 +116,12 @@ class SpendScreen(Screen[None]):
         ):
             plt = widget.plt  # type: ignore[attr-defined]  # a PlotextPlot
             plt.clear_data()
-            plt.bar(positions, values, marker="hd")
+            plt.bar(positions, values, width=0.6)
             plt.title(title)
             plt.xticks(ticks, labels)
+            # Whole numbers on the axis, four or five of them: half a call is no count anyone made.
+            step = max(1, math.ceil(max(values, default=0) / 4))
+            ticks_y = list(range(0, step * 5, step))
+            plt.ylim(0, ticks_y[-1])
+            plt.yticks(ticks_y)
             widget.refresh()
