@@ -74,14 +74,9 @@ class SpendScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(f"Spend · the last {DAYS} days (UTC), from this profile's calls", id="spend-title")
-        with Horizontal(id="spend-charts"):
-            try:
-                from textual_plotext import PlotextPlot
-            except ImportError:
-                yield Static(NO_CHART, id="spend-no-chart")
-            else:
-                yield PlotextPlot(id="chart-calls")
-                yield PlotextPlot(id="chart-credits")
+        # The charts are mounted once their numbers are read: an empty plot drawn first would
+        # cost as much as the real one (plotext draws in Python, ~20 ms a chart).
+        yield Horizontal(id="spend-charts")
         with Horizontal(id="spend-totals"):
             yield Static(id="totals-agent")
             yield Static(id="totals-kind")
@@ -102,26 +97,29 @@ class SpendScreen(Screen[None]):
     def _read(self, message: Read) -> None:
         self.query_one("#totals-agent", Static).update(totals_table("Per agent", message.agents))
         self.query_one("#totals-kind", Static).update(totals_table("Per kind", message.kinds))
-        charts = list(self.query("#chart-calls, #chart-credits"))
-        if not charts:
+        try:
+            from textual_plotext import PlotextPlot
+        except ImportError:
+            self.query_one("#spend-charts").mount(Static(NO_CHART, id="spend-no-chart"))
             return
-        positions = list(range(len(message.days)))
+        charts = [PlotextPlot(id="chart-calls"), PlotextPlot(id="chart-credits")]
+        positions: list[float] = list(range(len(message.days)))
         # A tick a week, counted back from today: today is always labelled, and no two labels
         # crowd each other (plotext then drops one, not always the same).
         ticks = positions[::-7][::-1]
-        labels = [message.days[i].day.strftime("%m-%d") for i in ticks]
+        labels = [message.days[int(i)].day.strftime("%m-%d") for i in ticks]
         for widget, values, title in (
             (charts[0], [d.calls for d in message.days], "Calls a day"),
             (charts[1], [d.credits for d in message.days], "Credits a day"),
         ):
-            plt = widget.plt  # type: ignore[attr-defined]  # a PlotextPlot
+            plt = widget.plt
             plt.clear_data()
             plt.bar(positions, values, width=0.6)
             plt.title(title)
             plt.xticks(ticks, labels)
             # Whole numbers on the axis, four or five of them: half a call is no count anyone made.
             step = max(1, math.ceil(max(values, default=0) / 4))
-            ticks_y = list(range(0, step * 5, step))
+            ticks_y: list[float] = list(range(0, step * 5, step))
             plt.ylim(0, ticks_y[-1])
             plt.yticks(ticks_y)
-            widget.refresh()
+        self.query_one("#spend-charts").mount_all(charts)
