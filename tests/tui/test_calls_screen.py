@@ -213,3 +213,81 @@ async def place_back_and_again(pilot, console, number: str) -> None:
     await pilot.press("6")
     await until(pilot, lambda: pilot.app.screen.__class__.__name__ == "AgentsScreen")
     await place(pilot, console, number)
+
+
+class LoseCallAnswer(httpx.AsyncBaseTransport):
+    """POST /v1/calls reaches the sandbox, which places the call; its answer is lost on the way back."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.posts = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "POST" and request.url.path == "/v1/calls":
+            self.posts += 1
+            await (await self.inner.handle_async_request(request)).aread()
+            raise httpx.ReadError("connection reset by peer")
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_lost_answer_is_kept_as_outcome_unknown_sent_once_and_a_finds_the_call(tmp_path: Path) -> None:
+    made: list[LoseCallAnswer] = []
+    console = build_console(start_screen="agents", index_dir=tmp_path / "index",
+                            transport_wrapper=lambda inner: made.append(LoseCallAnswer(inner)) or made[-1])
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(pilot.app.screen, PlaceCallDialog) and pilot.app.screen.query("#call-from"))
+        pilot.app.screen.query_one("#call-to", Input).value = "+919812340001"
+        pilot.app.screen.query_one("#call-from", Input).value = active_trunk(console)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(pilot.app.screen, PlaceCallConfirm))
+        await pilot.press("y")
+        await settle(pilot, expect_failed_workers=True)
+        banner = pilot.app.screen.query_one(Banner)
+        assert "outcome unknown" in banner.message and made[0].posts == 1
+        await pilot.press("8")
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen) and statuses(pilot.app) == ["outcome unknown"])
+        await settle(pilot)
+        assert "--idempotency-key" in " ".join(plain(pilot.app.screen.query_one("#detail", Static)).split())
+        # The dashboard shows the call's id: a adds it, and it answers the lost line.
+        [placed] = [c.id for c in console.account.calls.values()]
+        await pilot.press("a")
+        await until(pilot, lambda: pilot.app.screen.query("#id-input"))
+        pilot.app.screen.query_one("#id-input", Input).value = placed
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen) and statuses(pilot.app) == ["calling"])
+        assert made[0].posts == 1
+
+
+async def test_e_exports_every_call_with_its_transcript(tmp_path: Path, here: Path) -> None:
+    console = build_console(start_screen="agents", index_dir=tmp_path / "index")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await place(pilot, console, "+919812340001")
+        console.clock.advance(60)
+        await until(pilot, lambda: statuses(pilot.app) == ["completed"])
+        await settle(pilot)
+        await pilot.press("e")
+        await until(pilot, lambda: pilot.app.screen.query("#yes"))
+        await pilot.press("y")
+        await until(pilot, lambda: list(here.glob("calls-sandbox-*.json")))
+        await settle(pilot)
+        import json
+
+        [exported] = json.loads(next(here.glob("calls-sandbox-*.json")).read_text())
+        assert exported["status"] == "completed" and exported["transcript"][0]["role"] == "assistant"
+
+
+async def test_spend_without_textual_plotext_says_so_and_shows_the_totals(tmp_path: Path, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "textual_plotext", None)  # an import of it fails
+    console = build_console(start_screen="calls", index_dir=tmp_path / "index")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await until(pilot, lambda: pilot.app.screen.query("#spend-no-chart"))
+        await settle(pilot)
+        assert "textual-plotext" in plain(pilot.app.screen.query_one("#spend-no-chart", Static))
+        assert "no calls yet" in plain(pilot.app.screen.query_one("#totals-agent", Static))

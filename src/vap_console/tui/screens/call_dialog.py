@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 COST_NOTE = ("An outbound call is billed for its time on the line once it is answered (nothing if "
              "nobody answers), and holds one of the account's call slots while it rings and talks.")
 LOST_NOTE = ("No answer came back: the phone may be ringing now. Nothing was sent again. It is kept "
-             "in Calls as 'outcome unknown'; Enter on it there says how to look it up.")
+             "in Calls as 'outcome unknown'; its detail there says how to look it up.")
 
 
 @dataclass(frozen=True)
