@@ -291,3 +291,13 @@ async def test_spend_without_textual_plotext_says_so_and_shows_the_totals(tmp_pa
         await settle(pilot)
         assert "textual-plotext" in plain(pilot.app.screen.query_one("#spend-no-chart", Static))
         assert "no calls yet" in plain(pilot.app.screen.query_one("#totals-agent", Static))
+
+
+async def test_calls_opens_from_the_palette(tmp_path: Path) -> None:
+    from tests.tui.console_scenes import run_from_palette
+
+    console = build_console(start_screen="numbers", index_dir=tmp_path / "index")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await run_from_palette(pilot, "Go to Calls")
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen))
