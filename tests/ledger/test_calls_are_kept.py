@@ -118,3 +118,13 @@ def test_a_bad_kind_or_empty_id_changes_nothing(ledger: Ledger) -> None:
 def test_times_are_kept_in_utc(ledger: Ledger) -> None:
     ledger.record_started("c1", "a", "web", at=datetime(2026, 11, 26, 9, 30, tzinfo=UTC))
     assert ledger.entries()[0].noted_at == "2026-11-26T09:30:00Z"
+
+
+def test_a_call_the_server_does_not_have_is_not_read_again(ledger: Ledger) -> None:
+    ledger.record_started("c1", "a", "web")
+    ledger.record_started("c2", "a", "web")
+    ledger.record_unreadable("c1", "HTTP 500", gone=False)
+    ledger.record_unreadable("c2", "No call here", gone=True)
+    assert ledger.open_ids() == ["c1"]
+    gone = ledger.get("c2")
+    assert gone is not None and gone.shown_status == "not found" and not gone.open and gone.read_error == "No call here"

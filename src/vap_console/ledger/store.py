@@ -34,6 +34,9 @@ BUSY_TIMEOUT_MS = 10_000
 KINDS = ("web", "talk", "socket", "outbound", "elsewhere")
 OUTCOME_UNKNOWN = "outcome unknown"
 TERMINAL = frozenset({"completed", "failed", "expired"})
+# The ledger's own status for a call the server says it does not have (another account's id, a
+# sandbox that was restarted): it is not read again.
+GONE = "not found"
 
 _COLUMNS = ("row, call_id, agent, kind, to_number, from_ref, noted_at, outcome, idempotency_key, status, "
             "end_reason, duration_seconds, credits, summary, has_recording, created_at, ended_at, "
@@ -127,8 +130,8 @@ class CallEntry:
 
     @property
     def open(self) -> bool:
-        """A call to keep reading until it ends: known id, not ended."""
-        return self.call_id is not None and not self.ended
+        """A call to keep reading until it ends: known id, not ended, not gone."""
+        return self.call_id is not None and not self.ended and self.status != GONE
 
     def as_dict(self, *, transcript: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -275,10 +278,12 @@ class Ledger:
             conn.execute(f"UPDATE calls SET {sets}, read_error = NULL WHERE call_id = :call_id",
                          {**values, "call_id": record.id})
 
-    def record_unreadable(self, call_id: str, problem: str, *, at: datetime | None = None) -> None:
+    def record_unreadable(self, call_id: str, problem: str, *, at: datetime | None = None, gone: bool = False) -> None:
+        """The call's record could not be read (``problem`` says why); ``gone``: the server does
+        not have it, so it is not read again."""
         with self._connect() as conn:
-            conn.execute("UPDATE calls SET read_error = ?, read_at = ? WHERE call_id = ?",
-                         (problem, _iso(at or _now()), call_id))
+            conn.execute("UPDATE calls SET read_error = ?, read_at = ?, status = CASE WHEN ? THEN ? ELSE status END "
+                         "WHERE call_id = ?", (problem, _iso(at or _now()), gone, GONE, call_id))
 
     # --- reading ---
 
@@ -325,7 +330,7 @@ class Ledger:
         with self._connect() as conn:
             rows = conn.execute(
                 "SELECT call_id FROM calls WHERE call_id IS NOT NULL AND "
-                "(status IS NULL OR status NOT IN ('completed', 'failed', 'expired')) ORDER BY noted_at"
+                "(status IS NULL OR status NOT IN ('completed', 'failed', 'expired', ?)) ORDER BY noted_at", (GONE,)
             ).fetchall()
         return [r[0] for r in rows]
 

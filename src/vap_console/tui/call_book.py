@@ -77,8 +77,8 @@ class CallBook:
     async def cache(self, record: CallRecord) -> None:
         await self.run(lambda: self.ledger.cache_record(record, at=self.now()))
 
-    async def unreadable(self, call_id: str, problem: str) -> None:
-        await self.run(lambda: self.ledger.record_unreadable(call_id, problem, at=self.now()))
+    async def unreadable(self, call_id: str, problem: str, *, gone: bool = False) -> None:
+        await self.run(lambda: self.ledger.record_unreadable(call_id, problem, at=self.now(), gone=gone))
 
     async def flushed(self) -> None:
         if self._pending:

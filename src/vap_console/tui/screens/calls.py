@@ -219,7 +219,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         book = self.services.calls
         if book is None:
             return
-        while True:
+        while book is self.services.calls:  # another profile's ledger: its own poll takes over
             open_ids = await book.run(book.ledger.open_ids)
             if not open_ids:
                 return
@@ -229,7 +229,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
                     record = await self.services.call_api(partial(read_call, call_id))
                 except errors.ApiError as error:
                     unreadable[call_id] = describe_error(error)
-                    await book.unreadable(call_id, unreadable[call_id])
+                    await book.unreadable(call_id, unreadable[call_id], gone=isinstance(error, errors.NotFound))
                     continue
                 await book.cache(record)
             self.post_message(self.Polled(unreadable))
@@ -240,8 +240,8 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         if message.unreadable:
             first, why = next(iter(message.unreadable.items()))
             more = f" (and {len(message.unreadable) - 1} more)" if len(message.unreadable) > 1 else ""
-            self.banner().show(f"Call {first}{more} could not be read: {why} It is read again in "
-                               f"{self.POLL_SECONDS:g} s.")
+            self.banner().show(f"Call {first}{more} could not be read: {why} A call the server does not "
+                               f"have is marked 'not found'; any other is read again in {self.POLL_SECONDS:g} s.")
         elif self.banner().message.startswith("Call "):
             self.banner().clear()
         if self.select_after_load is None:  # a call just placed keeps its claim on the cursor
