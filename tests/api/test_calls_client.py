@@ -105,3 +105,18 @@ async def test_an_outbound_call_on_the_sandbox_ends_with_its_transcript_and_reco
         assert (record.credits_charged or 0) > 0 and record.recording_url
         audio = await client.fetch_recording(record.recording_url)
         assert audio[:4] == b"RIFF"
+
+
+@pytest.mark.parametrize("failure", [
+    httpx.Response(302, headers={"Location": "https://elsewhere.example/r.wav"}),
+    httpx.ReadError("connection reset"), ConnectionResetError(104, "Connection reset by peer"),
+    httpx.RemoteProtocolError("peer closed connection"),
+], ids=["redirect", "read error", "os error", "protocol error"])
+async def test_a_recording_that_fails_is_an_api_error_never_followed_and_names_no_signature(
+    make_client, failure,
+) -> None:
+    client, server = make_client(failure)
+    with pytest.raises(errors.ApiError) as caught:
+        await client.fetch_recording(SIGNED)
+    assert len(server.requests) == 1 and "SECRETSIG0123" not in str(caught.value)
+    assert caught.value.__cause__ is None

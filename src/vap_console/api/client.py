@@ -387,7 +387,7 @@ class VapClient:
                         error_body = response.content
         except TimeoutError:
             raise errors.TimedOut(f"The recording {label} took too long to come") from None
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, OSError) as exc:
             raise errors.ConnectionFailed(
                 f"The recording {label} could not be fetched ({type(exc).__name__})") from None
         if not 200 <= status < 300:
