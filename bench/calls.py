@@ -13,6 +13,7 @@ again), and the spend screen (`c`, its chart and totals from SQLite, then escape
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -149,6 +150,9 @@ def main() -> int:
         ok &= met
         print(f"{activity.name:<18} {len(values):>5}  {sorted(values)[len(values) // 2] * 1000:>6.1f}  "
               f"{p99:>6.1f}  {max(values) * 1000:>6.1f}  {activity.stall * 1000:>6.0f}  {'yes' if met else 'NO'}")
+    for activity in activities:
+        if os.environ.get("VAP_BENCH_KEYS"):
+            print(activity.name, [round(x * 1000) for x in activity.latencies])
     every = [x for a in activities for x in a.latencies]
     print(f"every key: {len(every)} keys, p99 {percentile(every, 0.99) * 1000:.1f} ms "
           f"(goal {GOAL_MS:.0f} ms)")
