@@ -24,7 +24,7 @@ from typing import Any
 from bench.scale import GOAL_MS, QUICK, Activity, Person, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
-CALLS = 10_000
+CALLS = int(os.environ.get("VAP_BENCH_CALLS", "10000"))
 
 TURNS = (
     ("assistant", "Namaste! You've reached Sharma Dental Clinic. This is Priya, how may I help you today?"),
