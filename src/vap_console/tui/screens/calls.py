@@ -122,9 +122,11 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
     class Polled(Message):
         """A round of reads ended: ``unreadable`` call id → why."""
 
-        def __init__(self, unreadable: dict[str, str]) -> None:
+        def __init__(self, unreadable: dict[str, str], changed: bool) -> None:
             super().__init__()
             self.unreadable = unreadable
+            # Whether any record said something new: the list is read again only then.
+            self.changed = changed
 
     class Saved(Message):
         def __init__(self, path: Path) -> None:
@@ -219,20 +221,27 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         book = self.services.calls
         if book is None:
             return
+        seen: dict[str, tuple[object, ...]] = {}
         while book is self.services.calls:  # another profile's ledger: its own poll takes over
             open_ids = await book.run(book.ledger.open_ids)
             if not open_ids:
                 return
             unreadable: dict[str, str] = {}
+            changed = False
             for call_id in open_ids:
                 try:
                     record = await self.services.call_api(partial(read_call, call_id))
                 except errors.ApiError as error:
                     unreadable[call_id] = describe_error(error)
                     await book.unreadable(call_id, unreadable[call_id], gone=isinstance(error, errors.NotFound))
+                    changed = True
                     continue
-                await book.cache(record)
-            self.post_message(self.Polled(unreadable))
+                said = (record.status, record.duration_seconds, record.credits_charged, record.end_reason,
+                        len(record.transcript or ()), bool(record.recording_url), record.summary)
+                if seen.get(call_id) != said:
+                    seen[call_id], changed = said, True
+                    await book.cache(record)
+            self.post_message(self.Polled(unreadable, changed))
             await asyncio.sleep(self.POLL_SECONDS)
 
     @on(Polled)
@@ -244,6 +253,8 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
                                f"have is marked 'not found'; any other is read again in {self.POLL_SECONDS:g} s.")
         elif self.banner().message.startswith("Call "):
             self.banner().clear()
+        if not message.changed:
+            return  # 10,000 rows are not rebuilt every 2 s for a call still ringing
         if self.select_after_load is None:  # a call just placed keeps its claim on the cursor
             self.select_after_load = self.query_one(RowTable).cursor_key
         self.reload()
