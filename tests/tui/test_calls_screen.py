@@ -301,3 +301,21 @@ async def test_calls_opens_from_the_palette(tmp_path: Path) -> None:
         await settle(pilot)
         await run_from_palette(pilot, "Go to Calls")
         await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen))
+
+
+async def test_what_a_caller_said_is_shown_literally_never_as_markup_or_terminal_control(tmp_path: Path) -> None:
+    from vap_console.api.models import CallRecord
+    from vap_console.ledger import Ledger
+
+    said = "[bold red]pay now[/] \x1b[2J\u202eevil"
+    ledger = Ledger("sandbox", data_dir=tmp_path / "index")
+    ledger.cache_record(CallRecord.model_validate({
+        "id": "c-hostile", "status": "completed", "agentId": "[link=x]ua_front[/link]", "kind": "outbound",
+        "transcript": [{"role": "user", "content": said}]}))
+    console = build_console(start_screen="calls", index_dir=tmp_path / "index")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen) and statuses(pilot.app) == ["completed"])
+        await settle(pilot)
+        detail = plain(pilot.app.screen.query_one("#detail", Static))
+        assert "[bold red]pay now[/]" in detail and "[link=x]ua_front[/link]" in detail
+        assert "\x1b" not in detail and "\u202e" not in detail
