@@ -60,7 +60,7 @@ class Vap:
         transport = Counting(self.wrap(inner) if self.wrap else inner, self.sent)
         return Session(
             client_factory=lambda url, k: VapClient(url, k, transport=transport, sleep=no_wait),
-            keystore=store, terminal_out=terminal, terminal_in=terminal,
+            keystore=store, terminal_out=terminal, terminal_in=terminal, data_dir=self.tmp / "data",
         )
 
     def __call__(self, *args: str, terminal: bool = False, key: str | None = None) -> Result:

@@ -13,7 +13,7 @@ BIN = Path(sys.executable).parent
 
 def env(tmp_path: Path, **extra: str) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("VAP_", "RUMIK_"))}
-    return {**base, "XDG_CONFIG_HOME": str(tmp_path), **extra}
+    return {**base, "XDG_CONFIG_HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), **extra}
 
 
 # What a short command must not pay for: Textual; the keyring (VAP_API_KEY is set); the other

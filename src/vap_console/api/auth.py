@@ -69,9 +69,13 @@ class _ScrubSecrets(logging.Filter):
     _BEARER = re.compile(r"(?i)(bearer\s+)[^\s'\"\\,)]+")
     _HEADER = re.compile(r"(?i)(\(b?'authorization',\s*b?')[^']*(')")
 
+    # A signed recording URL is a credential of its own (httpx logs each request's URL).
+    _SIGNED = re.compile(r"(?i)([?&](?:[a-z-]*signature|sig|token)=)[^&\s'\"]+")
+
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         scrubbed = self._HEADER.sub(r"\1[redacted]\2", self._BEARER.sub(r"\1[redacted]", message))
+        scrubbed = self._SIGNED.sub(r"\1[redacted]", scrubbed)
         if scrubbed != message:
             record.msg, record.args = scrubbed, ()
         return True

@@ -28,6 +28,7 @@ The API key is held by a masking auth object: it is in no repr, str, log record 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Mapping
 from math import isfinite
 from typing import TypeVar
@@ -46,15 +47,19 @@ from vap_console.api.models import (
     AgentLimits,
     AgentTemplate,
     AvailableNumber,
+    CallRecord,
     Page,
+    PlacedCall,
     Rental,
     RentalRequirements,
+    SipTrunk,
     Tool,
     ToolCreate,
     Variable,
     VoiceCatalog,
     WebCallSession,
 )
+from vap_console.api.models.calls import recording_label
 from vap_console.api.pieces import validate_in_pieces
 from vap_console.api.realtime import AgentSocket, CallTools, Connector, RegisteredCall, socket_url
 from vap_console.api.rental import ProgressCallback, RentalApplication, RequestBody
@@ -135,6 +140,10 @@ class VapClient:
         if parse_in_thread_bytes < 0:
             raise ValueError("parse_in_thread_bytes must be 0 or more")
         self._base_url = str(url).rstrip("/")
+        self._over_network = over_network
+        self._transport = transport
+        self._timeout = timeout
+        self._plain: httpx.AsyncClient | None = None
         self._auth = BearerAuth(api_key.strip())
         self._key_hint = mask_key(api_key.strip())
         self.max_retries = max_retries
@@ -183,6 +192,8 @@ class VapClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+        if self._plain is not None:
+            await self._plain.aclose()
 
     @property
     def closed(self) -> bool:
@@ -374,6 +385,89 @@ class VapClient:
         None when the record does not say. (Issue 25's ``get_call`` reads the whole record.)"""
         answer = await self._sender.send("GET", f"/v1/calls/{_segment(call_id)}", extension=True)
         return (await self._parse(CallTools, answer)).tools_called
+
+    # --- calls ---
+
+    async def place_call(
+        self, agent_ref: str, to_number: str, from_trunk_id: str, *, idempotency_key: str | None = None
+    ) -> PlacedCall:
+        """POST /v1/calls: rings ``to_number`` from a SIP trunk (or a rented number) and is billed.
+
+        Sent once, never again by the client, not even after a 429 (``max_retries=0``): a lost
+        answer may mean the call exists (OutcomeUnknown; look for it before asking again)."""
+        body = {"agentId": agent_ref, "toNumber": to_number, "fromTrunkId": from_trunk_id}
+        answer = await self._sender.send(
+            "POST", "/v1/calls", json=body, idempotency_key=idempotency_key, max_retries=0,
+        )
+        return await self._parse(PlacedCall, answer)
+
+    async def get_call(self, call_id: str) -> CallRecord:
+        """GET /v1/calls/{id}: status, duration, credits, transcript, a freshly signed recording URL."""
+        return await self._get_model(CallRecord, f"/v1/calls/{_segment(call_id)}")
+
+    async def get_sip_trunk(self, trunk_id: str) -> SipTrunk:
+        return await self._get_model(SipTrunk, f"/v1/sip-trunks/{_segment(trunk_id)}")
+
+    async def fetch_recording(self, url: str) -> bytes:
+        """The WAV at a signed recording URL, fetched WITHOUT the API key.
+
+        The signature is the credential ("never send the API key with them", voice.md §4), so this
+        goes through a client of its own that has no auth at all; redirects are not followed and
+        the URL is never put whole in an error (``recording_label``)."""
+        label = recording_label(url)
+        try:
+            target = httpx.URL(url)
+        except (httpx.InvalidURL, TypeError) as exc:
+            raise ValueError(f"not a recording URL: {label}") from exc
+        if target.scheme not in ("http", "https") or not target.host:
+            raise ValueError(f"not a recording URL: {label}")
+        if target.scheme == "http" and self._over_network and not is_this_machine(target.host):
+            raise ValueError(f"recording {label}: {RULE}")
+        plain = self._plain_http()
+        error_body = b""
+        try:
+            async with asyncio.timeout(self.request_timeout):
+                async with plain.stream("GET", target) as response:
+                    data = bytearray()
+                    if 200 <= response.status_code < 300:
+                        async for chunk in response.aiter_bytes():
+                            data += chunk
+                            if len(data) > self.max_response_bytes:
+                                raise errors.ResponseTooLarge(
+                                    f"The recording {label} is over {self.max_response_bytes} bytes",
+                                    max_bytes=self.max_response_bytes,
+                                )
+                        status = response.status_code
+                    else:
+                        await response.aread()
+                        status = response.status_code
+                        error_body = response.content
+        except TimeoutError:
+            raise errors.TimedOut(f"The recording {label} took too long to come") from None
+        except (httpx.HTTPError, OSError) as exc:
+            raise errors.ConnectionFailed(
+                f"The recording {label} could not be fetched ({type(exc).__name__})") from None
+        if not 200 <= status < 300:
+            try:
+                parsed = json.loads(error_body)
+            except ValueError:
+                parsed = None
+            failure = errors.error_from_body(status, parsed)
+            failure.message = f"The recording {label} was refused: {failure.message or status}"
+            failure.args = (failure._sentence(),)
+            raise failure
+        if not (data[:4] == b"RIFF" and data[8:12] == b"WAVE"):
+            raise errors.UnexpectedResponse(f"The recording {label} is not a WAV file", status=status)
+        return bytes(data)
+
+    def _plain_http(self) -> httpx.AsyncClient:
+        # Made on first use: most sessions never fetch a recording.
+        if self._plain is None:
+            self._plain = httpx.AsyncClient(
+                transport=self._transport, follow_redirects=False, timeout=self._timeout,
+                headers={"User-Agent": f"vap-console/{__version__}"},
+            )
+        return self._plain
 
     # --- plumbing ---
 

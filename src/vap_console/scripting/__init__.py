@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-AREAS = ("numbers", "tools", "variables", "voices", "templates", "agents", "completion")
+AREAS = ("numbers", "tools", "variables", "voices", "templates", "agents", "calls", "completion")
 # What `vap --help` (argparse, cli.py) says of each: the click group's first help line, kept equal
 # to it by tests/test_cli_help.py, without importing click for it.
 AREA_SUMMARIES = {
@@ -18,6 +18,7 @@ AREA_SUMMARIES = {
     "voices": "Voice engines and their voices: list, say (a sample).",
     "templates": "Agent templates.",
     "agents": "Agents: list, show, create, delete, limits (call slots), webcall.",
+    "calls": "Calls: list, show, add, place (outbound, billed), export.",
     "completion": "Print the shell completion script for bash, zsh or fish.",
 }
 # click's shell completion: the shell sets this when it asks `vap` for completions.

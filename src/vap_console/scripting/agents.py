@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from vap_console.scripting.base import (
     emit_pairs,
     emit_rows,
     example,
+    keep_call,
     say,
 )
 
@@ -164,6 +166,8 @@ def webcall(session: Session, ref: str, yes: bool, idempotency_key: str | None) 
                 if error.maybe_applied:
                     raise Failure(_lost(ref, key, error, await _slots(client)), EXIT_REFUSED) from None
                 raise
+            # Kept the moment its id is known: `vap calls` lists it, reads it, exports it.
+            keep_call(session, call_.call_id, ref, "web")
             answer = client.last_answer
             return call_, json.loads(bytes(answer.body)) if answer and answer.body else None
 
@@ -243,7 +247,7 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
             slots = await _slots(client)
             ask_money(session, TALK_COST + (f" ({slots})" if slots else ""), yes=yes)
             return await converse(client, ref, says, on_event=printer.event,
-                                  on_call_started=session.on_call_started, turn_timeout=turn_timeout)
+                                  on_call_started=partial(keep_call, session), turn_timeout=turn_timeout)
 
     run = asyncio.run(go())
     printer.closed(run.conversation)
@@ -335,7 +339,7 @@ async def _hold(client: Any, session: Session, ref: str, test_file: Any, script:
     from vap_console.scripting.dialogue import converse
 
     try:
-        run = await converse(client, ref, [t.say for t in script.turns], on_call_started=session.on_call_started,
+        run = await converse(client, ref, [t.say for t in script.turns], on_call_started=partial(keep_call, session),
                              turn_timeout=test_file.timeout_ms / 1000)
     except errors.ApiError as error:
         return at.judge(script, None, describe(error)[0], None)

@@ -13,6 +13,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -22,6 +23,7 @@ from vap_console.scripting.output import dump_json, print_pairs, print_rows
 
 if TYPE_CHECKING:
     from vap_console.api.client import VapClient
+    from vap_console.ledger import Ledger
 
 T = TypeVar("T")
 
@@ -56,9 +58,8 @@ class Session:
     clients: list[Any] = field(default_factory=list)
     # The profile the last client() resolved to (a cache keyed by profile needs its name).
     resolved_profile: str = ""
-    # Told (call_id, agent_ref, kind) once a call a command started is billed: where the call
-    # ledger (issue 25) hooks in. None: nobody listens.
-    on_call_started: Callable[[str, str, str], None] | None = None
+    # Where the calls ledger lives (None: the user's data directory; tests point it elsewhere).
+    data_dir: Path | None = None
 
     @property
     def on_terminal(self) -> bool:
@@ -113,6 +114,18 @@ class Session:
                 raise Failure(str(exc), EXIT_USAGE) from None
         self.clients.append(client)
         return client
+
+
+    def ledger(self) -> Ledger:
+        """This profile's calls ledger (the profile named, else the active one)."""
+        from vap_console.credentials import CredentialsInputError, KeyStore, ProfilesFileError
+        from vap_console.ledger import Ledger
+
+        try:
+            name = (self.keystore or KeyStore()).profile_name(self.profile)
+        except (CredentialsInputError, ProfilesFileError) as exc:
+            raise Failure(str(exc), EXIT_USAGE) from None
+        return Ledger(name, data_dir=self.data_dir)
 
 
 def _isatty(stream: Any) -> bool:
@@ -224,6 +237,23 @@ def ask_money(session: Session, cost: str, *, yes: bool) -> None:
         return
     if not click.confirm("Go ahead?", default=False, err=True):
         raise Failure("not confirmed: nothing was sent", EXIT_REFUSED)
+
+
+# --- the calls ledger ---
+
+
+def keep_call(session: Session, call_id: str, agent: str, kind: str, **more: Any) -> None:
+    """Write a call the command started into the ledger. The call exists whatever happens here,
+    so a failure to write is a warning that says how to add it later, not the command's end."""
+    import sqlite3
+
+    from vap_console.ledger import LedgerTooNew
+
+    try:
+        session.ledger().record_started(call_id, agent, kind, **more)
+    except (OSError, sqlite3.Error, LedgerTooNew, Failure) as exc:
+        say(f"warning: call {call_id} could not be kept in the calls ledger ({exc}); "
+            f"`vap calls add {call_id}` adds it later")
 
 
 # --- failures ---

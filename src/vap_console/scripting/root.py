@@ -37,6 +37,7 @@ AREA_MODULES = {
     "voices": "vap_console.scripting.catalog",
     "templates": "vap_console.scripting.catalog",
     "agents": "vap_console.scripting.agents",
+    "calls": "vap_console.scripting.calls",
 }
 
 

@@ -30,8 +30,10 @@ from textual.worker import Worker
 
 from vap_console.api import VapClient, errors
 from vap_console.credentials import KeyStore, LocalIndex, env_api_key
+from vap_console.ledger import Ledger
 from vap_console.tui import breakpoints
 from vap_console.tui.areas import AREA_HELP, AREAS, LAZY_AREAS, PROFILES_MODULE
+from vap_console.tui.call_book import CallBook
 from vap_console.tui.commands import AreaCommands
 from vap_console.tui.connection import MAX_RATE_LIMIT_RETRIES, MAX_RATE_LIMIT_WAIT, RECONNECT_FIRST, KeepsConnection
 from vap_console.tui.failures import ApiFailed, HandlesFailures, HoldsUnsentInput, ShowsFailures
@@ -126,6 +128,9 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         self.base_url = base_url
         # Read and written off the UI loop (its file is locked and fsynced on every change).
         self.local_index = Remembered(local_index, self._index_failed) if local_index is not None else None
+        # The calls ledger lives beside the local index (the sandbox's dies with its temp dir).
+        self.calls = (CallBook(Ledger(profile_name, data_dir=local_index.path.parent.parent), self._ledger_failed,
+                               self.now) if local_index is not None else None)
         self.settings = settings if settings is not None else Settings()
         self.credentials = credentials
         if start_screen not in self.MODES:
@@ -222,7 +227,12 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
     async def on_unmount(self) -> None:
         if self.local_index is not None:
             await self.local_index.aclose()  # an id just remembered is written before the exit
+        if self.calls is not None:
+            await self.calls.aclose()  # a call just started is kept before the exit
         await self._exit_stack.aclose()
+
+    def _ledger_failed(self, message: str) -> None:
+        self.notify(message, title="calls ledger", severity="warning", timeout=10)
 
     def _index_failed(self, message: str) -> None:
         self.notify(message, title="local index", severity="warning", timeout=10)
@@ -245,6 +255,9 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
                                                                    self._index_failed)
         if old_index is not None:
             await old_index.aclose()
+        old_calls, self.calls = self.calls, CallBook(Ledger(credentials.profile), self._ledger_failed, self.now)
+        if old_calls is not None:
+            await old_calls.aclose()
         self.connection = "connecting"
         self.stale.mark(*self.MODES)
         resume_remembered(self)

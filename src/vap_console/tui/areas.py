@@ -16,6 +16,7 @@ AREAS: Final[tuple[tuple[str, str, str], ...]] = (
     ("voices", "Voices", "4"),
     ("templates", "Templates", "5"),
     ("agents", "Agents", "6"),
+    ("calls", "Calls", "8"),
 )
 AREA_HELP: Final[dict[str, str]] = {
     "numbers": "Rented phone numbers and their progress",
@@ -24,6 +25,7 @@ AREA_HELP: Final[dict[str, str]] = {
     "voices": "Voice engines, languages, voices and styles",
     "templates": "Starter agent templates",
     "agents": "Agents, web calls",
+    "calls": "Calls: transcripts, recordings, credits, spend",
 }
 PROFILES_MODULE: Final = "vap_console.tui.screens.profiles"
 # Areas other than Numbers, imported when first shown: start-up pays only for the first screen.
@@ -33,4 +35,5 @@ LAZY_AREAS: Final[dict[str, tuple[str, str]]] = {
     "voices": ("vap_console.tui.screens.voices", "VoicesScreen"),
     "templates": ("vap_console.tui.screens.templates", "TemplatesScreen"),
     "agents": ("vap_console.tui.screens.agents", "AgentsScreen"),
+    "calls": ("vap_console.tui.screens.calls", "CallsScreen"),
 }

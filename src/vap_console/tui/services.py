@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from vap_console.api import VapClient
     from vap_console.credentials import ResolvedCredentials
+    from vap_console.tui.call_book import CallBook
     from vap_console.tui.remembered import Remembered
 
 T = TypeVar("T")
@@ -101,6 +102,9 @@ class Services(WizardHost, Protocol):
     # Served to a browser (`vap web`): the console acts on its one profile only, and no key is
     # typed into the page (it may cross a network in clear text).
     in_browser: bool
+    # This profile's calls ledger (None when the console keeps none: a test's app without a
+    # data directory). Every call started is kept there the moment its id is known.
+    calls: CallBook | None
 
     def invalidate(self, *areas: str) -> None: ...
 

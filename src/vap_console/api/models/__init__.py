@@ -17,6 +17,13 @@ from vap_console.api.models.agents import (
     VoiceEngine,
     WebCallSession,
 )
+from vap_console.api.models.calls import (
+    TERMINAL_STATUSES,
+    CallRecord,
+    PlacedCall,
+    SipTrunk,
+    TranscriptTurn,
+)
 from vap_console.api.models.rentals import (
     AvailableNumber,
     ComplianceApplication,
@@ -61,6 +68,7 @@ from vap_console.api.models.wire import (
 
 __all__ = [
     "DEFAULT_TOOL_PREFIX",
+    "TERMINAL_STATUSES",
     "TOOL_DESCRIPTION_MAX",
     "TOOL_NAME_MAX",
     "TOOL_NAME_PATTERN",
@@ -70,6 +78,7 @@ __all__ = [
     "AgentSource",
     "AgentTemplate",
     "AvailableNumber",
+    "CallRecord",
     "ComplianceApplication",
     "ComplianceStatus",
     "DataField",
@@ -82,11 +91,13 @@ __all__ = [
     "NameValue",
     "NumberType",
     "Page",
+    "PlacedCall",
     "ReleaseReason",
     "Rental",
     "RentalRequirements",
     "RentalStatus",
     "SearchFilters",
+    "SipTrunk",
     "StepKey",
     "StepState",
     "TimelineStep",
@@ -98,6 +109,7 @@ __all__ = [
     "ToolCreate",
     "ToolKind",
     "ToolOutput",
+    "TranscriptTurn",
     "TtsConfig",
     "Variable",
     "VoiceCatalog",

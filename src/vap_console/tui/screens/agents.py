@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from vap_console.api.models import Agent, AgentLimits, WebCallSession
 from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
+from vap_console.tui.screens.call_dialog import PlacesCalls
 from vap_console.tui.screens.dialog import Confirm, confirm_then
 from vap_console.tui.screens.numbers import fields_table, is_uuid
 from vap_console.tui.screens.prompt_id import PromptIdScreen
@@ -60,7 +60,7 @@ def state_of(agent: Agent) -> str:
 DETAIL_REQUESTS = 4
 
 
-class AgentsScreen(ListScreen[Agent]):
+class AgentsScreen(PlacesCalls, ListScreen[Agent]):
     AREA = "agents"
     LABEL = "Agents"
     NOUN = "agents"
@@ -79,6 +79,8 @@ class AgentsScreen(ListScreen[Agent]):
                 tooltip="Start a browser call with the agent (billed; asks first)"),
         Binding("t", "talk", "Talk", id="agents.talk",
                 tooltip="Talk to the agent here, typing (billed from when it answers; asks first)"),
+        Binding("o", "place_call", "Outbound call", id="agents.place",
+                tooltip="Have the highlighted agent call a phone number (billed; asks first)"),
         Binding("d", "delete_agent", "Delete", id="agents.delete", tooltip="Delete the highlighted agent"),
         Binding("a", "add_agent", "Add by id", id="agents.add", tooltip="Track an agent by its id or ua_ handle"),
         Binding("D", "deploy_agent", "Deploy (sandbox)", id="agents.deploy",
@@ -280,6 +282,8 @@ class AgentsScreen(ListScreen[Agent]):
             self.call_keys.failed(agent.id, maybe_applied=error.maybe_applied)
             raise
         self.call_keys.succeeded(agent.id)
+        if self.services.calls is not None:
+            self.services.calls.record_started(session.call_id, agent.ref, "web")
         self.post_message(self.WebCallStarted(agent, session))
 
     @on(WebCallStarted)
@@ -287,7 +291,13 @@ class AgentsScreen(ListScreen[Agent]):
         self.app.push_screen(WebCallScreen(message.session, label_of(message.agent)))
         self.read_limits()  # the call holds a slot now
 
+    def agent_to_call_with(self) -> str:
+        agent = self.current
+        return agent.ref if agent is not None else ""
+
     def api_failed(self, worker: Worker[object], error: BaseException) -> bool:
+        if worker.group == "placecall":
+            return self.place_call_failed(error)
         if super().api_failed(worker, error):
             return True
         if worker.group == "webcall" and isinstance(error, errors.ApiError) and error.maybe_applied:
@@ -305,8 +315,10 @@ class AgentsScreen(ListScreen[Agent]):
 
     # --- talk: a call over the agent socket, in its own screen (screens/talk.py) ---
 
-    # Told (call_id, agent_ref, kind) once a Talk call is billed: the call ledger (issue 25) sets it.
-    on_call_started: Callable[[str, str, str], None] | None = None
+    def _keep_call(self, call_id: str, agent_ref: str, kind: str) -> None:
+        """A Talk call goes into the calls ledger the moment it is billed (session.created)."""
+        if self.services.calls is not None:
+            self.services.calls.record_started(call_id, agent_ref, kind)
 
     def action_talk(self) -> None:
         agent = self.current
@@ -333,7 +345,7 @@ class AgentsScreen(ListScreen[Agent]):
     def _open_talk(self, agent: Agent, limits: AgentLimits | None) -> None:
         from vap_console.tui.screens.talk import TalkScreen
 
-        self.app.push_screen(TalkScreen(agent, self.services, limits=limits, on_call_started=self.on_call_started,
+        self.app.push_screen(TalkScreen(agent, self.services, limits=limits, on_call_started=self._keep_call,
                                         sound=not getattr(self.app, "in_browser", False)),
                              self._talk_closed)
 

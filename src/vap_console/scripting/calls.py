@@ -1,0 +1,249 @@
+"""`vap calls …`: the calls this profile's console and CLI started (the local ledger: the service
+has no list of calls), one call's record read again, a call started elsewhere added by its id,
+an outbound call placed (billed: asked first, sent once, a lost answer kept as outcome unknown),
+and the ledger exported with its transcripts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from vap_console.scripting.base import (
+    EXIT_REFUSED,
+    EXIT_USAGE,
+    Failure,
+    Session,
+    ask_money,
+    common,
+    confirm_money,
+    emit_json,
+    emit_pairs,
+    emit_rows,
+    keep_call,
+    say,
+)
+
+T = TypeVar("T")
+
+PLACE_COST = ("an outbound call is billed for its time on the line once it is answered "
+              "(nothing if nobody answers)")
+
+
+@click.group(epilog="Example: vap calls list --json | jq -r '.[].callId'")
+def calls() -> None:
+    """Calls: list, show, add, place (outbound, billed), export."""
+
+
+def _ledger_do(session: Session, work: Callable[[Any], T]) -> T:
+    """A ledger operation; a file that cannot be opened is one line and exit 1."""
+    from vap_console.ledger import LedgerTooNew
+
+    try:
+        return work(session.ledger())
+    except (OSError, sqlite3.Error, LedgerTooNew) as exc:
+        raise Failure(f"the calls ledger could not be read: {exc}", EXIT_REFUSED) from None
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    whole = int(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _credits(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+@calls.command("list", epilog="Example: vap calls list --filter completed")
+@click.option("--filter", "text", default="", metavar="TEXT",
+              help="Only calls whose agent, status, kind, number or words said contain TEXT.")
+@common
+def list_(session: Session, text: str) -> None:
+    """The calls this profile started or added, newest first (from the local ledger: no network)."""
+    entries = _ledger_do(session, lambda ledger: ledger.entries(text))
+    if session.as_json:
+        return emit_json([e.as_dict(transcript=False) for e in entries])
+    rows = [[e.noted_at, e.agent, e.kind, e.to_number or e.from_ref or "", e.shown_status,
+             _duration(e.duration_seconds), _credits(e.credits), e.call_id or f"(row {e.row})"] for e in entries]
+    emit_rows(session, ["WHEN", "AGENT", "KIND", "TO/FROM", "STATUS", "DURATION", "CREDITS", "ID"], rows,
+              empty="No calls yet: a web call, a Talk session or `vap calls place` adds one; "
+                    "`vap calls add ID` adds a call started elsewhere.")
+
+
+def _read(session: Session, call_id: str) -> tuple[Any, Any]:
+    """GET /v1/calls/{id}, its raw answer, and what it said cached in the ledger."""
+    client = session.client()
+
+    async def go() -> tuple[Any, Any]:
+        async with client:
+            record = await client.get_call(call_id)
+            answer = client.last_answer
+            return record, json.loads(bytes(answer.body)) if answer and answer.body else None
+
+    return asyncio.run(go())
+
+
+@calls.command(epilog="Example: vap calls show 0b7c… --json | jq .transcript")
+@click.argument("call_id")
+@common
+def show(session: Session, call_id: str) -> None:
+    """One call, read again from the server: status, end reason, credits, summary, transcript."""
+    from vap_console.api import errors
+
+    try:
+        record, raw = _read(session, call_id)
+    except errors.ApiError as error:
+        cached = _ledger_do(session, lambda ledger: ledger.get(call_id))
+        if cached is None or isinstance(error, (errors.Unauthorized, errors.NotFound)):
+            raise
+        say(f"warning: the call could not be read now ({error}); what it said at {cached.read_at or 'start'}:")
+        _print_entry(session, cached)
+        raise Failure("not read again: the lines above are from the ledger", EXIT_REFUSED) from None
+    _ledger_do(session, lambda ledger: ledger.cache_record(record))
+    if session.as_json:
+        return emit_json(raw)
+    entry = _ledger_do(session, lambda ledger: ledger.get(call_id))
+    _print_entry(session, entry)
+
+
+def _print_entry(session: Session, entry: Any) -> None:
+    if session.as_json:
+        return emit_json(entry.as_dict())
+    pairs: list[tuple[str, object]] = [
+        ("call", entry.call_id), ("agent", entry.agent), ("kind", entry.kind), ("to", entry.to_number),
+        ("from", entry.from_ref), ("status", entry.shown_status), ("end reason", entry.end_reason),
+        ("duration", _duration(entry.duration_seconds)), ("credits", _credits(entry.credits)),
+        ("recording", "yes (the console's s saves it)" if entry.has_recording else "none"),
+        ("summary", entry.summary),
+    ]
+    emit_pairs(session, pairs)
+    for turn in entry.transcript:
+        emit_pairs(session, [(turn.role, turn.content)])
+
+
+@calls.command(epilog="Example: vap calls add 0b7c1c1e-9a57-4c1e-8f50-0c0d0a0b0c01")
+@click.argument("call_id")
+@common
+def add(session: Session, call_id: str) -> None:
+    """Add a call started elsewhere (the dashboard, another machine) by its id: read, then kept."""
+    from vap_console.api import errors
+
+    try:
+        record, raw = _read(session, call_id)
+    except errors.NotFound:
+        raise Failure(f"no call {call_id} on this account: nothing was added", EXIT_REFUSED) from None
+    _ledger_do(session, lambda ledger: ledger.cache_record(record))
+    if session.as_json:
+        return emit_json(raw)
+    say(f"added call {record.id} ({record.status or 'status unknown'}) to this profile's calls")
+
+
+async def _caller(client: Any, given: str) -> str:
+    """The fromTrunkId to send: a SIP trunk or rental id as given, or the id of the account's
+    active rented number ``given`` names (an E.164 number)."""
+    from vap_console.api import errors
+
+    if not given.startswith("+"):
+        return given
+    try:
+        rentals = (await client.list_rentals()).items
+    except errors.NotSupported:
+        raise Failure(f"--from {given}: this server cannot list rented numbers; pass the SIP trunk or "
+                      "rental id instead. Nothing was sent", EXIT_USAGE) from None
+    for rental in rentals:
+        if given in (rental.e164, rental.number) and rental.status == "active":
+            return str(rental.id)
+    raise Failure(f"--from {given}: no active rented number {given} on this account; pass a SIP trunk id "
+                  "or an active rented number. Nothing was sent", EXIT_USAGE)
+
+
+@calls.command(epilog=("Example: vap calls place --agent ua_front_desk --to +919812340001 --from TRUNK_ID --yes\n\n"
+                       "Billed: asked first on a terminal; without one, --yes is needed. Sent once: a lost "
+                       "answer is kept as 'outcome unknown' and never sent again by itself."))
+@click.option("--agent", "agent_ref", required=True, metavar="REF", help="The agent (ua_<handle> or id).")
+@click.option("--to", "to_number", required=True, metavar="NUMBER", help="The number to call, E.164 (+91…).")
+@click.option("--from", "caller", required=True, metavar="TRUNK_OR_NUMBER",
+              help="A SIP trunk id, or a rented number (its id or its E.164 number) the account holds.")
+@click.option("--yes", is_flag=True, help="Place it without asking (needed without a terminal).")
+@click.option("--idempotency-key", "idempotency_key", metavar="KEY",
+              help="The key of a placement whose answer was lost: a server that honours it answers "
+                   "with that call instead of placing another.")
+@common
+def place(session: Session, agent_ref: str, to_number: str, caller: str, yes: bool,
+          idempotency_key: str | None) -> None:
+    """Place an outbound call from a SIP trunk or a rented number. Billed."""
+    from vap_console.api import errors
+    from vap_console.api.idempotency import checked_idempotency_key
+    from vap_console.api.models.calls import e164_problem
+
+    problem = e164_problem(to_number)
+    if problem:
+        raise Failure(f"--to {to_number.strip()[:40]!r}: {problem}. Nothing was sent", EXIT_USAGE)
+    if not caller.strip():
+        raise Failure("--from: a SIP trunk id or a rented number is required. Nothing was sent", EXIT_USAGE)
+    try:
+        key = checked_idempotency_key(idempotency_key)
+    except ValueError as exc:
+        raise Failure(f"--idempotency-key: {str(exc).removeprefix('idempotency_key ')}; nothing was sent",
+                      EXIT_USAGE) from None
+    confirm_money(session, "vap calls place", yes=yes)
+    to_number, caller = to_number.strip(), caller.strip()
+    client = session.client()
+
+    async def go() -> tuple[Any, Any]:
+        async with client:
+            trunk = await _caller(client, caller)
+            ask_money(session, f"{PLACE_COST}; calling {to_number} from {caller}", yes=yes)
+            try:
+                placed = await client.place_call(agent_ref, to_number, trunk, idempotency_key=key)
+            except errors.ApiError as error:
+                if error.maybe_applied:
+                    _ledger_do(session, lambda ledger: ledger.record_unknown(
+                        agent_ref, "outbound", idempotency_key=key, to_number=to_number, from_ref=caller))
+                    raise Failure(_lost(agent_ref, to_number, caller, key, error), EXIT_REFUSED) from None
+                raise
+            keep_call(session, placed.call_id, agent_ref, "outbound", to_number=to_number, from_ref=caller)
+            answer = client.last_answer
+            return placed, json.loads(bytes(answer.body)) if answer and answer.body else None
+
+    placed, raw = asyncio.run(go())
+    if session.as_json:
+        return emit_json(raw)
+    emit_pairs(session, [("call", placed.call_id), ("status", placed.status), ("to", placed.to_number)])
+
+
+def _lost(agent: str, to: str, caller: str, key: str, error: Exception) -> str:
+    return (f"no usable answer came back to the call to {to}: {error} The call may be ringing now. Nothing was "
+            "sent again; it is kept in `vap calls list` as 'outcome unknown'. To ask for that call, run "
+            f"`vap calls place --agent {agent} --to {to} --from {caller} --idempotency-key {key}`: a server "
+            "that honours the key answers with that call; one that does not places a second call, billed too. "
+            "If you find its id (the dashboard), `vap calls add ID` adds it")
+
+
+@calls.command(epilog="Example: vap calls export --format csv --output calls.csv")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="json", show_default=True)
+@click.option("--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file (default: standard output).")
+@common
+def export(session: Session, fmt: str, output: Path | None) -> None:
+    """Every call in the ledger with its transcript, oldest first, as CSV or JSON."""
+    from vap_console.ledger.export import export as render
+
+    entries = _ledger_do(session, lambda ledger: ledger.with_transcripts())
+    text = render(entries, fmt)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise Failure(f"--output {output}: {exc.strerror or exc}", EXIT_USAGE) from None
+    say(f"wrote {len(entries)} calls to {output}")

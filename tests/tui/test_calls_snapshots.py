@@ -1,0 +1,90 @@
+"""Snapshots of the Calls screen (issue 25 point 6) at 120×36 and 80×24: the list with a call's
+transcript in the detail, the outbound call dialog, and the spend chart with its totals.
+
+The console runs on the sandbox's virtual clock, so every time shown is fixed; earlier calls are
+laid into the ledger before the console starts, on the days before the sandbox's EPOCH."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.tui.console_scenes import build_console, settle, until
+from tests.tui.test_calls_screen import calls_screen, place, statuses
+from vap_console.ledger import Ledger
+from vap_console.sandbox.clock import EPOCH
+from vap_console.tui.screens.call_dialog import PlaceCallDialog
+from vap_console.tui.screens.calls import CallsScreen
+from vap_console.tui.screens.spend import SpendScreen
+
+SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
+
+
+def earlier_calls(index_dir: Path) -> None:
+    rows = []
+    for n in range(14):
+        day = EPOCH - timedelta(days=1 + (n * 5) % 23, hours=n % 5)
+        rows.append({
+            "call_id": f"hist-{n:02d}", "agent": ("ua_front_desk", "ua_reminders", "ua_sales")[n % 3],
+            "kind": ("web", "outbound", "outbound", "talk")[n % 4], "noted_at": day.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "status": "completed", "end_reason": "participant_disconnected", "duration_seconds": 40 + 17 * n,
+            "credits": 3 * (1 + n % 3),
+        })
+    Ledger("sandbox", data_dir=index_dir).add_many(rows)
+
+
+async def three_calls(pilot: Pilot, console) -> None:
+    """A web call (expired, nobody joined), a busy number and an answered call, newest first."""
+    await settle(pilot)
+    await pilot.press("w")
+    await until(pilot, lambda: pilot.app.screen.__class__.__name__ == "WebCallConfirm")
+    await pilot.press("y")
+    await until(pilot, lambda: pilot.app.screen.__class__.__name__ == "WebCallScreen")
+    await pilot.press("escape")
+    await settle(pilot)
+    await place(pilot, console, "+919812340007")
+    await pilot.press("6")
+    await until(pilot, lambda: pilot.app.screen.__class__.__name__ == "AgentsScreen")
+    await place(pilot, console, "+919812340001")
+    console.clock.advance(150)
+    await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen)
+                and sorted(statuses(pilot.app))[:3] == ["completed", "completed", "completed"]
+                and "calling" not in statuses(pilot.app) and "in_progress" not in statuses(pilot.app))
+    # Polling has ended: nothing moves in the picture any more.
+    await until(pilot, lambda: not calls_screen(pilot.app)._polling())
+    await settle(pilot)
+
+
+SCENES = ("calls", "calls_place_dialog", "calls_spend")
+
+
+async def _scene(name: str, pilot: Pilot, console) -> None:
+    await three_calls(pilot, console)
+    pilot.app.clear_notifications()  # the toasts of the calls placed, gone before the picture
+    if name == "calls_place_dialog":
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(pilot.app.screen, PlaceCallDialog) and pilot.app.screen.query("#call-to"))
+        await pilot.press(*"+91 98")
+    elif name == "calls_spend":
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SpendScreen))
+        await until(pilot, lambda: bool(str(pilot.app.screen.query_one("#totals-kind").content)))
+    pilot.app.clear_notifications()  # the toasts of the calls placed, gone before the picture
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+@pytest.mark.parametrize("name", SCENES)
+def test_calls_scene(name: str, size: str, snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(CallsScreen, "POLL_SECONDS", 0.05)
+    index_dir = tmp_path / "index"
+    earlier_calls(index_dir)
+    console = build_console(start_screen="agents", index_dir=index_dir)
+
+    async def run(pilot: Pilot) -> None:
+        await _scene(name, pilot, console)
+
+    assert snap_compare(console.app, terminal_size=SIZES[size], run_before=run)
