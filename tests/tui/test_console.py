@@ -658,7 +658,7 @@ async def test_a_click_on_the_top_line_offers_every_area_and_goes_to_the_one_cli
         menu = console.app.screen.query_one("#area-menu")
         labels = [str(menu.get_option_at_index(i).prompt) for i in range(menu.option_count)]
         assert [label.split()[1] for label in labels] == [
-            "Numbers", "Tools", "Variables", "Voices", "Templates", "Agents", "Calls", "Profiles"]
+            "Numbers", "Tools", "Variables", "Voices", "Templates", "Agents", "Profiles", "Calls"]
         tools_line = menu.content_region.y + 1  # the second option, on the line after the first
         await pilot.click(offset=(menu.region.x + 2, tools_line))
         await settle(pilot)

@@ -244,12 +244,15 @@ class AreaMenu(Dialog[str | None]):
         options = [Option(f"{key}  {label}  · {AREA_HELP[mode]}", id=f"area('{mode}')")
                    for mode, label, key in AREAS]
         options.append(Option("7  Profiles  · Profiles and their API keys", id="profiles"))
+        options.sort(key=lambda option: str(option.prompt).split()[0])  # by key: Profiles is 7
         with DialogBox(classes="dialog"):
             yield OptionList(*options, id="area-menu")
 
     def on_mount(self) -> None:
         menu = self.query_one(OptionList)
-        menu.highlighted = next((i for i, (_m, label, _k) in enumerate(AREAS) if label == self.current), 0)
+        wanted = next((f"area('{mode}')" for mode, label, _key in AREAS if label == self.current), None)
+        menu.highlighted = next((i for i in range(menu.option_count)
+                                 if menu.get_option_at_index(i).id == wanted), 0)
         menu.focus()
 
     @on(OptionList.OptionSelected)
