@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +42,21 @@ class Talker:
     sandbox: RunningSandbox
     tmp: Path
     capsys: Any
-    started: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def started(self) -> list[tuple[str, str, str]]:
+        """The calls the commands kept in the calls ledger, oldest first: (call id, agent, kind)."""
+        from vap_console.ledger import Ledger
+
+        ledger = Ledger("default", data_dir=self.tmp / "data")  # VAP_API_KEY with no profile
+        return [(e.call_id or "", e.agent, e.kind) for e in reversed(ledger.entries())]
 
     def __call__(self, *args: str, terminal: bool = False, key: str = "agent") -> Result:
         store = KeyStore(profiles=ProfileStore(self.tmp),
                          env={"VAP_API_KEY": f"sk_sandbox_{key}", "VAP_BASE_URL": self.sandbox.base_url})
         session = Session(client_factory=lambda url, k: VapClient(url, k, transport=httpx.AsyncHTTPTransport()),
                           keystore=store, terminal_out=terminal, terminal_in=terminal,
-                          on_call_started=lambda *call: self.started.append(call))
+                          data_dir=self.tmp / "data")
         self.capsys.readouterr()
         code = run(list(args), session)
         captured = self.capsys.readouterr()
