@@ -229,3 +229,17 @@ async def test_an_agent_has_one_version_per_deploy_and_a_draft_none(client: http
     after = (await client.get(f"/v1/agents/{draft['id']}/versions")).json()["items"]
     assert [v["version"] for v in after] == [1] and after[0]["deployedAt"] != draft["createdAt"]
     assert error_of(await client.get("/v1/agents/ua_nobody/versions")) == (404, "agent_not_found")
+
+
+async def test_every_account_has_one_answered_call_from_before_the_sandbox_started(client: httpx.AsyncClient) -> None:
+    # What `vap calls add` and `vap calls show` name in their --help examples (scripting/calls.py).
+    from vap_console.sandbox.records import stable_id
+    from vap_console.sandbox.voice.outbound import SEEDED_CALL_ID
+    from vap_console.scripting.calls import SANDBOX_CALL, SANDBOX_TRUNK
+
+    assert (SEEDED_CALL_ID, stable_id("trunk", "front-desk")) == (SANDBOX_CALL, SANDBOX_TRUNK)
+    before = (await client.get("/v1/agent/limits")).json()["active_requests"]
+    record = (await client.get(f"/v1/calls/{SEEDED_CALL_ID}")).json()
+    assert record["status"] == "completed" and record["fromTrunkId"] == SANDBOX_TRUNK
+    assert record["transcript"][0]["role"] == "assistant" and len(record["transcript"]) >= 3
+    assert (await client.get("/v1/agent/limits")).json()["active_requests"] == before

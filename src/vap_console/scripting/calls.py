@@ -26,17 +26,23 @@ from vap_console.scripting.base import (
     emit_json,
     emit_pairs,
     emit_rows,
+    example,
     keep_call,
     say,
 )
 
 T = TypeVar("T")
 
+# What the examples name: the sandbox's seeded call and active SIP trunk (sandbox/voice/outbound.py
+# SEEDED_CALL_ID, trunks.py), ids from fixed names (a test holds them to the sandbox's).
+SANDBOX_CALL = "66f4cf40-e120-5f9c-a804-19221f0e3bcb"
+SANDBOX_TRUNK = "425d058e-cba3-51e3-978e-a73c4f1f39f1"
+
 PLACE_COST = ("an outbound call is billed for its time on the line once it is answered "
               "(nothing if nobody answers)")
 
 
-@click.group(epilog="Example: vap calls list --json | jq -r '.[].callId'")
+@click.group(epilog=example("vap calls list --json"))
 def calls() -> None:
     """Calls: list, show, add, place (outbound, billed), export."""
 
@@ -62,7 +68,7 @@ def _credits(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
 
-@calls.command("list", epilog="Example: vap calls list --filter completed")
+@calls.command("list", epilog=example("vap calls list --filter completed"))
 @click.option("--filter", "text", default="", metavar="TEXT",
               help="Only calls whose agent, status, kind, number or words said contain TEXT.")
 @common
@@ -91,7 +97,8 @@ def _read(session: Session, call_id: str) -> tuple[Any, Any]:
     return asyncio.run(go())
 
 
-@calls.command(epilog="Example: vap calls show 0b7c… --json | jq .transcript")
+@calls.command(epilog=example(f"vap calls show {SANDBOX_CALL} --json",
+                             "(The sandbox's one call made before it started; `vap calls add` keeps it.)"))
 @click.argument("call_id")
 @common
 def show(session: Session, call_id: str) -> None:
@@ -129,7 +136,7 @@ def _print_entry(session: Session, entry: Any) -> None:
         emit_pairs(session, [(turn.role, turn.content)])
 
 
-@calls.command(epilog="Example: vap calls add 0b7c1c1e-9a57-4c1e-8f50-0c0d0a0b0c01")
+@calls.command(epilog=example(f"vap calls add {SANDBOX_CALL}"))
 @click.argument("call_id")
 @common
 def add(session: Session, call_id: str) -> None:
@@ -165,9 +172,10 @@ async def _caller(client: Any, given: str) -> str:
                   "or an active rented number. Nothing was sent", EXIT_USAGE)
 
 
-@calls.command(epilog=("Example: vap calls place --agent ua_front_desk --to +919812340001 --from TRUNK_ID --yes\n\n"
-                       "Billed: asked first on a terminal; without one, --yes is needed. Sent once: a lost "
-                       "answer is kept as 'outcome unknown' and never sent again by itself."))
+@calls.command(epilog=example(
+    f"vap calls place --agent ua_4152f853c72d --to +919812340001 --from {SANDBOX_TRUNK} --yes",
+    "Billed: asked first on a terminal; without one, --yes is needed. Sent once: a lost "
+    "answer is kept as 'outcome unknown' and never sent again by itself."))
 @click.option("--agent", "agent_ref", required=True, metavar="REF", help="The agent (ua_<handle> or id).")
 @click.option("--to", "to_number", required=True, metavar="NUMBER", help="The number to call, E.164 (+91…).")
 @click.option("--from", "caller", required=True, metavar="TRUNK_OR_NUMBER",
@@ -228,7 +236,7 @@ def _lost(agent: str, to: str, caller: str, key: str, error: Exception) -> str:
             "If you find its id (the dashboard), `vap calls add ID` adds it")
 
 
-@calls.command(epilog="Example: vap calls export --format csv --output calls.csv")
+@calls.command(epilog=example("vap calls export --format csv --output calls.csv"))
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="json", show_default=True)
 @click.option("--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (default: standard output).")

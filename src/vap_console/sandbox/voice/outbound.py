@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse, Response
 
 from vap_console.sandbox.calls import active_calls, find_agent_or_404, require_voice_agents
 from vap_console.sandbox.problems import FieldProblems, Problem, not_found
-from vap_console.sandbox.records import Account, AgentRecord
+from vap_console.sandbox.records import Account, AgentRecord, stable_id
 from vap_console.sandbox.voice.call_records import (
     CALLING,
     COMPLETED,
@@ -182,9 +182,33 @@ async def place_call(request: Request) -> Response:
     return JSONResponse({"callId": record.id, "status": CALLING, "toNumber": to_number}, status_code=202)
 
 
+# One answered outbound call every account made the day before the sandbox's origin (id from fixed
+# names, like the seeded trunks), so that `vap calls add` and `vap calls show` have a call to read
+# on a fresh sandbox, as their --help examples show. Its record says what it cost; the seeded
+# wallet is not charged for it (it stays what the rentals' docs say it is).
+SEEDED_CALL_ID = stable_id("call", "seeded", "front-desk")
+SEEDED_CALL_TO = "+919812340001"
+
+
+def seed_call(account: Account, origin: datetime) -> None:
+    if SEEDED_CALL_ID in account.calls:
+        return
+    trunk = next((t for t in trunks_of(account, origin).values() if t.status == ACTIVE), None)
+    agents = sorted((a for a in account.agents.values() if a.deployed), key=lambda a: a.created_at)
+    if trunk is None or not agents:
+        return
+    start = origin - timedelta(days=1)
+    account.calls[SEEDED_CALL_ID] = CallRecord(
+        id=SEEDED_CALL_ID, agent_id=agents[0].id, kind="outbound", status=CALLING, created_at=start,
+        to_number=SEEDED_CALL_TO, from_trunk_id=trunk.id,
+        steps=plan(Outcome.ANSWERED, account, agents[0], start),
+    )
+
+
 async def get_call(request: Request) -> Response:
     account = account_of(request)
     require_voice_agents(account)
+    seed_call(account, sandbox_of(request).origin)
     record = account.calls.get(request.path_params["call_id"])
     if not isinstance(record, CallRecord):
         raise not_found("call")
