@@ -17,7 +17,7 @@ AREA_SUMMARIES = {
     "variables": "Prompt variables.",
     "voices": "Voice engines and their voices: list, say (a sample).",
     "templates": "Agent templates.",
-    "agents": "Agents: list, show, create, delete, limits (call slots), webcall.",
+    "agents": "Agents: list, show, create, delete, limits (call slots), webcall, talk, test.",
     "calls": "Calls: list, show, add, place (outbound, billed), export.",
     "completion": "Print the shell completion script for bash, zsh or fish.",
 }
