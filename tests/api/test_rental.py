@@ -3,8 +3,11 @@ as exactly the body the spec describes."""
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import itertools
 import json
+import os
 from pathlib import Path
 
 import httpx
@@ -170,8 +173,8 @@ async def test_a_pdf_that_is_really_text_is_refused(make_client, tmp_path):
     fake = tmp_path / "statement.pdf"
     fake.write_text("just some text, not a PDF\n")
     error = await _refused(make_client, application(("gst", fake)))
-    assert error.for_field("documents[0].path") == [
-        "statement.pdf is not a PDF, JPEG or PNG file (checked by its content)"]
+    assert error.problems == [("documents[0].path",
+                               "statement.pdf is not a PDF, JPEG or PNG file (checked by its content)")]
     assert "documents[0].path" in str(error)
 
 
@@ -183,7 +186,7 @@ async def test_a_missing_file_is_refused(make_client, tmp_path, pdf_file):
 
 async def test_end_user_name_is_required_when_documents_are_sent(make_client, pdf_file):
     error = await _refused(make_client, application(("gst", pdf_file), endUser={"name": "  "}))
-    assert error.for_field("endUser") == ["is required when documents are sent: the legal name"]
+    assert error.problems == [("endUser.name", "is required when documents are sent: the legal name")]
     error = await _refused(make_client, application(("gst", pdf_file), endUser=None))
     assert [f for f, _ in error.problems] == ["endUser.name"]
 
@@ -275,3 +278,48 @@ def test_check_document_file_applies_the_same_rules_to_one_file(tmp_path, pdf_fi
     empty.write_bytes(b"")
     assert check_document_file(empty) == ["empty.pdf is empty"]
     assert check_document_file(tmp_path) == [f"{tmp_path.name} is not a file"]
+
+
+async def test_the_multipart_form_sends_the_number_without_the_spaces_typed(make_client, pdf_file):
+    client, server = make_client(json_response(201, wire_rental()))
+    await client.rent_number(application(("gst", pdf_file), requestedNumber=" +91 98765-00001 "))
+    data = json.loads(parse_multipart(server.requests[0])[0]["data"])
+    assert data["requestedNumber"] == "+919876500001"
+
+
+@pytest.mark.parametrize("name", ['bill"; name="data.pdf', "bill\r\nContent-Type: text-html.pdf", "a\nb.pdf"])
+async def test_a_file_name_with_a_line_break_or_quote_stays_one_file_part(make_client, tmp_path, name):
+    odd = tmp_path / name
+    odd.write_bytes(b"%PDF-1.7\n%%EOF\n")
+    client, server = make_client(json_response(201, wire_rental()))
+    await client.rent_number(application(("gst", odd)))
+    parts = parse_multipart(server.requests[0])
+    # Still the data part, then one file part of this file's type and bytes; the name readable.
+    assert [(p["name"], p["content_type"]) for p in parts] == [("data", None), ("files", "application/pdf")]
+    assert parts[1]["data"] == odd.read_bytes()
+    assert parts[1]["filename"] == name.replace("\r", "%0D").replace("\n", "%0A").replace('"', "%22")
+
+
+async def test_a_file_that_shrinks_while_sending_is_reported_not_waited_on(make_client, pdf_file):
+    client, server = make_client(json_response(201, wire_rental()))
+
+    def shrink(sent: int, total: int) -> None:
+        if sent == 0:
+            pdf_file.write_bytes(b"%PDF-1.7\n")
+
+    with pytest.raises(RentalValidationError) as caught:
+        await asyncio.wait_for(client.rent_number(application(("gst", pdf_file)), on_progress=shrink), 10)
+    assert caught.value.problems == [
+        ("documents[0].path", "certificate.pdf changed while it was being sent; choose it again")]
+
+
+def test_a_file_the_system_refuses_to_read_is_named_as_unreadable_not_missing(tmp_path, pdf_file, monkeypatch):
+    from vap_console.api import rental
+    from vap_console.api.rental import check_document_file
+
+    def refused(path, *args, **kwargs):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+    # As a file whose mode keeps this user out (the tests may run as root, whom chmod does not stop).
+    monkeypatch.setattr(rental, "open", refused, raising=False)
+    assert check_document_file(pdf_file) == ["cannot read certificate.pdf: Permission denied"]

@@ -188,6 +188,28 @@ async def test_delete_retried_after_a_lost_answer_treats_404_as_done(make_client
     assert [r.method for r in server.requests] == ["DELETE", "DELETE"]
 
 
+@pytest.mark.parametrize("first", [
+    json_response(502, error_body("telephony_sandbox_error")),
+    httpx.Response(503, text="upstream unavailable"),
+])
+async def test_delete_answered_by_a_gateway_error_then_404_is_done(make_client, first):
+    # A 502/503 comes from between us and the server: the DELETE may have got through.
+    client, server = make_client(first, json_response(404, error_body("agent_tool_not_found")))
+    assert await client.delete_tool("tool_123") is None
+    assert [r.method for r in server.requests] == ["DELETE", "DELETE"]
+
+
+async def test_delete_that_never_connected_then_404_is_not_found(make_client):
+    # Nothing reached the server the first time: the 404 means there was no such tool.
+    client, server = make_client(
+        httpx.ConnectError("Connection refused"),
+        json_response(404, error_body("agent_tool_not_found")),
+    )
+    with pytest.raises(errors.ToolNotFound):
+        await client.delete_tool("tool_123")
+    assert len(server.requests) == 2
+
+
 async def test_delete_of_an_unknown_tool_is_tool_not_found(make_client):
     client, _ = make_client(json_response(404, error_body("agent_tool_not_found")))
     with pytest.raises(errors.ToolNotFound):
