@@ -177,10 +177,6 @@ class KeyStore:
             raise KeyringUnavailable(f"{what} failed ({_scrub(error, secret)})") from None
         raise error  # type: ignore[misc]  # KeyboardInterrupt and friends
 
-    def backend_name(self) -> str:
-        backend = self._call("detect", lambda b: b)
-        return type(backend).__name__ if not hasattr(backend, "name") else str(backend.name)
-
     def get(self, profile: str) -> str | None:
         user = check_profile_name(profile)
         return self._call("reading the key", lambda b: b.get_password(SERVICE, user))
@@ -225,9 +221,6 @@ class KeyStore:
 
     def forget_session(self, profile: str) -> None:
         self._session.pop(profile, None)
-
-    def has_session_key(self, profile: str) -> bool:
-        return profile in self._session
 
     # --- resolution ---
 
