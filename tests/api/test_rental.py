@@ -301,7 +301,7 @@ async def test_a_file_name_with_a_line_break_or_quote_stays_one_file_part(make_c
 
 
 async def test_a_file_that_shrinks_while_sending_is_reported_not_waited_on(make_client, pdf_file):
-    client, server = make_client(json_response(201, wire_rental()))
+    client, _server = make_client(json_response(201, wire_rental()))
 
     def shrink(sent: int, total: int) -> None:
         if sent == 0:
