@@ -27,13 +27,12 @@ WARM = (
 
 
 def serve(path: str) -> None:
+    import contextlib
     import importlib
 
     for name in WARM:
-        try:
+        with contextlib.suppress(ImportError):
             importlib.import_module(name)
-        except ImportError:
-            pass
     assert "vap_console" not in sys.modules
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         server.bind(path)

@@ -64,8 +64,18 @@ def test_a_document_type_not_asked_for_and_one_left_out_are_both_said() -> None:
     other = RentalApplication(requested_number="918045670001", end_user=EndUser(name="Acme"),
                               documents=[RentalDocument(document_type_id="utility_bill")])
     found = dict(application_problems(other, [REGISTRATION]))
-    assert "Business registration" in found["documents"]
-    assert "'utility_bill'" in found["documents[0].documentTypeId"]
+    assert found["documents"] == "Documents: the server also asks for Business registration"
+    assert found["documents[0].documentTypeId"] == (
+        "Document type: 'utility_bill' is not one the server asks for (it asks for: business_registration)")
+
+
+def test_every_document_is_checked_after_one_of_a_type_not_asked_for() -> None:
+    both = RentalApplication(requested_number="918045670001", end_user=EndUser(name="Acme"), documents=[
+        RentalDocument(document_type_id="utility_bill"),
+        RentalDocument(document_type_id="business_registration", data_fields={"gstin": "27AAPFU0939F1ZW"}),
+    ])
+    assert [key for key, _ in application_problems(both, [REGISTRATION])] == [
+        "documents[0].documentTypeId", "documents[1].dataFields.gstin"]
 
 
 def test_the_number_rule_is_the_wizards() -> None:
@@ -161,6 +171,7 @@ def test_a_length_in_the_description_is_a_rule_and_no_length_none() -> None:
     assert field_format("cin", "CIN", "a corporate id") is None
     assert field_format("ref", "Ref", "an 8-character code").length == 8
     assert field_format("ref", "Ref", "a 1234-character note") is None  # no length that long
+    assert field_format("note", "Note", "a 300-character note").problem("n" * 300) is None
 
 
 def test_identifiers_go_in_capitals_and_other_fields_as_typed() -> None:
