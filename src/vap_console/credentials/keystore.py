@@ -170,10 +170,9 @@ class KeyStore:
             raise KeyringUnavailable("it is locked") from None
         if isinstance(error, keyring.errors.InitError):
             raise KeyringUnavailable(f"it failed to start ({_scrub(error, secret)})") from None
-        if isinstance(error, keyring.errors.KeyringError):
-            raise KeyringUnavailable(f"{what} failed ({_scrub(error, secret)})") from None
         if isinstance(error, Exception):
-            # D-Bus and backend libraries raise their own types (jeepney, secretstorage, OSError).
+            # Any other KeyringError, and what D-Bus and backend libraries raise of their own
+            # (jeepney, secretstorage, OSError).
             raise KeyringUnavailable(f"{what} failed ({_scrub(error, secret)})") from None
         raise error  # type: ignore[misc]  # KeyboardInterrupt and friends
 
