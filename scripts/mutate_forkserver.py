@@ -2,11 +2,13 @@
 child per mutant that runs pytest on the code as it is on disk at that moment.
 
 Why: cosmic-ray runs its test command once per mutant, and a cold pytest here spends about a
-second of CPU importing httpx, Starlette, pydantic and the plugins before the first test runs,
-which alone would take a 1,000-mutant run past 15 minutes on 2 cores. vap_console and tests are
-never imported by the server, so each child imports the mutated source fresh.
+second of CPU importing httpx, Starlette, pydantic, the sandbox and the plugins before the first
+test runs, which alone would take a 1,000-mutant run past 15 minutes on 2 cores. The server also
+imports every vap_console module that does not import MODULE (the one being mutated), found by
+refusing MODULE's import and dropping whatever needed it: each child imports MODULE and all that
+depends on it fresh, as mutated on disk. The tests themselves are never imported by the server.
 
-    python scripts/mutate_forkserver.py serve SOCKET      # started by scripts/mutate
+    python scripts/mutate_forkserver.py serve SOCKET MODULE  # started by scripts/mutate
     python scripts/mutate_forkserver.py run SOCKET ARGS…  # cosmic-ray's test-command
 """
 
@@ -26,14 +28,51 @@ WARM = (
 )
 
 
-def serve(path: str) -> None:
+class _Refuse:
+    """A meta-path finder refusing one module: what imports it fails, and is dropped."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, name: str, path: object, target: object = None) -> None:
+        if name == self.name:
+            raise ImportError(f"{name} is imported fresh by each child")
+
+
+def _independent_modules(src: str, target: str) -> None:
+    import importlib
+    from pathlib import Path
+
+    root = Path(src)
+    names = sorted(
+        ".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        for p in (root / "vap_console").rglob("*.py")
+    )
+    refuse = _Refuse(target)
+    sys.meta_path.insert(0, refuse)
+    try:
+        for name in names:
+            if name.startswith(("vap_console.tui", "vap_console.web")) or name.endswith("__main__"):
+                continue  # Textual: not what these tests need
+            before = set(sys.modules)
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - it needs the target (or cannot load here): fresh in each child
+                for added in set(sys.modules) - before:
+                    del sys.modules[added]
+    finally:
+        sys.meta_path.remove(refuse)
+    assert target not in sys.modules
+
+
+def serve(path: str, target: str) -> None:
     import contextlib
     import importlib
 
     for name in WARM:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
-    assert "vap_console" not in sys.modules
+    _independent_modules(os.environ["PYTHONPATH"].split(os.pathsep)[0], target)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         server.bind(path)
         server.listen(4)
@@ -86,7 +125,7 @@ def stop(path: str) -> None:
 if __name__ == "__main__":
     command, sock = sys.argv[1], sys.argv[2]
     if command == "serve":
-        serve(sock)
+        serve(sock, sys.argv[3])
     elif command == "stop":
         stop(sock)
     else:
