@@ -252,9 +252,8 @@ async def test_a_file_deleted_after_validation_is_reported_on_its_field(make_cli
 
     with pytest.raises(RentalValidationError) as caught:
         await client.rent_number(application(("gst", pdf_file), ("pan", png_file)), on_progress=delete_second)
-    [(field, message)] = caught.value.problems
-    assert field == "documents[1].path"
-    assert "id card.png could not be read while sending" in message
+    assert caught.value.problems == [
+        ("documents[1].path", "id card.png could not be read while sending: No such file or directory")]
 
 
 async def test_a_file_that_grows_after_validation_is_not_sent_truncated(make_client, pdf_file):
@@ -323,3 +322,22 @@ def test_a_file_the_system_refuses_to_read_is_named_as_unreadable_not_missing(tm
     # As a file whose mode keeps this user out (the tests may run as root, whom chmod does not stop).
     monkeypatch.setattr(rental, "open", refused, raising=False)
     assert check_document_file(pdf_file) == ["cannot read certificate.pdf: Permission denied"]
+
+
+async def test_fields_left_empty_in_an_application_file_are_not_sent_as_nulls(make_client, pdf_file):
+    # As `vap numbers rent --data` reads them: a JSON file may say null for what it leaves out.
+    client, server = make_client(json_response(201, wire_rental()))
+    await client.rent_number(application(("gst", pdf_file), searchFilters=None,
+                                         endUser={"name": "Acme", "email": None, "city": None}))
+    data = json.loads(parse_multipart(server.requests[0])[0]["data"])
+    assert data["endUser"] == {"name": "Acme"} and "searchFilters" not in data
+
+
+async def test_a_document_without_a_file_does_not_stop_the_next_being_checked(make_client, tmp_path, pdf_file):
+    app = RentalApplication.model_validate({
+        "requestedNumber": "+919876500001", "endUser": {"name": "Acme"},
+        "documents": [{"documentTypeId": "gst"}, {"documentTypeId": "pan", "path": str(tmp_path / "gone.pdf")}],
+    })
+    error = await _refused(make_client, app)
+    assert error.problems == [("documents[0].path", "each document needs exactly one file"),
+                              ("documents[1].path", f"file not found: {tmp_path / 'gone.pdf'}")]
