@@ -14,6 +14,7 @@ depends on it fresh, as mutated on disk. The tests themselves are never imported
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -66,7 +67,6 @@ def _independent_modules(src: str, target: str) -> None:
 
 
 def serve(path: str, target: str) -> None:
-    import contextlib
     import importlib
 
     for name in WARM:
@@ -84,7 +84,9 @@ def serve(path: str, target: str) -> None:
                 if request.get("stop"):
                     return
                 code = _run_child(request)
-                conn.sendall(f"{code}\n".encode())
+                # A client cosmic-ray gave up on is gone: its answer is dropped, the server goes on.
+                with contextlib.suppress(OSError):
+                    conn.sendall(f"{code}\n".encode())
 
 
 def _run_child(request: dict) -> int:
