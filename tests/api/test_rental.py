@@ -341,3 +341,18 @@ async def test_a_document_without_a_file_does_not_stop_the_next_being_checked(ma
     error = await _refused(make_client, app)
     assert error.problems == [("documents[0].path", "each document needs exactly one file"),
                               ("documents[1].path", f"file not found: {tmp_path / 'gone.pdf'}")]
+
+
+def test_a_path_that_runs_through_a_file_is_named_as_unreadable(pdf_file):
+    from vap_console.api.rental import check_document_file
+
+    assert check_document_file(pdf_file / "scan.pdf") == ["cannot read scan.pdf: Not a directory"]
+
+
+async def test_progress_of_a_plain_rental_goes_from_nothing_to_all(make_client):
+    client, server = make_client(json_response(201, wire_rental()))
+    seen: list[tuple[int, int]] = []
+    await client.rent_number(RentalApplication(requested_number="+919876500001"),
+                             on_progress=lambda sent, total: seen.append((sent, total)))
+    total = len(server.requests[0].content)
+    assert seen == [(0, total), (total, total)]
