@@ -78,6 +78,7 @@ def application(*documents: tuple[str, Path], **overrides) -> RentalApplication:
 async def test_multipart_body_parsed_back_equals_what_was_built(make_client, pdf_file, png_file, jpeg_file):
     client, server = make_client(json_response(201, wire_rental()))
     app = application(("gst", pdf_file), ("pan", png_file), ("address", jpeg_file))
+    assert app.sends_documents
     rental = await client.rent_number(app)
     assert rental.status == "kyc_submitted"
 
@@ -112,8 +113,10 @@ async def test_multipart_body_parsed_back_equals_what_was_built(make_client, pdf
 
 async def test_verified_kyc_sends_plain_json_with_only_the_number(make_client):
     client, server = make_client(json_response(201, wire_rental()))
-    await client.rent_number(RentalApplication.model_validate(
-        {"requestedNumber": " 91 98765-00001 ", "searchFilters": {"pattern": "98"}}))
+    plain = RentalApplication.model_validate(
+        {"requestedNumber": " 91 98765-00001 ", "searchFilters": {"pattern": "98"}})
+    assert not plain.sends_documents  # what the wizard's review says before sending
+    await client.rent_number(plain)
     request = server.requests[0]
     assert request.headers["Content-Type"] == "application/json"
     assert json.loads(request.content) == {"requestedNumber": "919876500001"}
@@ -356,3 +359,13 @@ async def test_progress_of_a_plain_rental_goes_from_nothing_to_all(make_client):
                              on_progress=lambda sent, total: seen.append((sent, total)))
     total = len(server.requests[0].content)
     assert seen == [(0, total), (total, total)]
+
+
+async def test_each_upload_has_its_own_unguessable_boundary(make_client, pdf_file):
+    # A fixed boundary could occur inside a document and cut it short at the server.
+    client, server = make_client(json_response(201, wire_rental()))
+    await client.rent_number(application(("gst", pdf_file)))
+    await client.rent_number(application(("gst", pdf_file)))
+    boundaries = [r.headers["content-type"].partition("boundary=")[2] for r in server.requests]
+    assert boundaries[0] != boundaries[1]
+    assert all(len(b) >= 32 and b.encode() not in pdf_file.read_bytes() for b in boundaries)
