@@ -90,3 +90,25 @@ async def test_a_body_over_the_limit_gives_its_connection_back() -> None:
         await client.aclose()
     assert pool.free == 1
 
+
+
+class _BreaksOnClose(httpx.AsyncByteStream):
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.body
+
+    async def aclose(self) -> None:
+        raise httpx.ReadError("connection reset while closing")
+
+
+async def test_a_connection_that_breaks_while_closing_does_not_undo_the_answer() -> None:
+    async def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(204, stream=_BreaksOnClose(b""))
+
+    client = VapClient(BASE_URL, API_KEY, transport=httpx.MockTransport(answer), max_retries=0)
+    try:
+        assert await client.delete_tool("tool_1") is None  # deleted: the broken close changes nothing
+    finally:
+        await client.aclose()

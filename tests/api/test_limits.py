@@ -350,6 +350,15 @@ async def test_an_error_body_of_up_to_1_mib_is_read_and_its_message_shown(make_c
     assert "The number is already taken" not in str(caught.value) and caught.value.status == 400
 
 
+@pytest.mark.parametrize("length", ["lots", "-1"])
+async def test_a_content_length_that_is_not_a_size_is_ignored_and_the_body_read(make_client, length):
+    body = json_response(200, PAGE).content
+    answer = httpx.Response(200, headers={"content-type": "application/json", "content-length": length},
+                            stream=Chunks(body))
+    client, _ = make_client(answer)
+    assert (await client.list_variables()).count == 1
+
+
 def test_the_default_limit_holds_the_largest_pages_the_console_expects():
     def page_size(item: dict[str, Any], count: int) -> int:
         return len(json.dumps(item)) * count + (count - 1) * 2 + len('{"items": [], "count": 00000}')
