@@ -66,6 +66,16 @@ async def test_jitter_spreads_the_waits(make_client, sleeps):
     assert len(set(sleeps.waits)) > 10
 
 
+async def test_backoff_waits_spread_over_the_upper_half_of_each_step(make_client, sleeps):
+    # "Equal jitter": half the step fixed, the other half uniformly random, so clients that failed
+    # together do not come back together.
+    for _ in range(200):
+        client, _ = make_client(httpx.Response(502), json_response(200, PAGE), backoff_base=1.0)
+        await client.list_variables()
+    assert all(0.5 <= w <= 1.0 for w in sleeps.waits)
+    assert min(sleeps.waits) < 0.6 and max(sleeps.waits) > 0.9
+
+
 async def test_get_gives_up_after_max_retries_with_the_last_error(make_client, sleeps):
     client, server = make_client(json_response(502, error_body("telephony_sandbox_error")), max_retries=2)
     with pytest.raises(errors.CarrierError):
@@ -197,6 +207,16 @@ async def test_delete_answered_by_a_gateway_error_then_404_is_done(make_client, 
     client, server = make_client(first, json_response(404, error_body("agent_tool_not_found")))
     assert await client.delete_tool("tool_123") is None
     assert [r.method for r in server.requests] == ["DELETE", "DELETE"]
+
+
+@pytest.mark.parametrize("status", [400, 403, 409])
+async def test_delete_after_a_lost_answer_is_done_only_on_a_404(make_client, status):
+    # Only a 404 says the tool is gone; another refusal is reported, whatever code it carries.
+    client, _ = make_client(httpx.ReadTimeout("timed out"),
+                            json_response(status, error_body("agent_tool_not_found")))
+    with pytest.raises(errors.ToolNotFound) as caught:
+        await client.delete_tool("tool_123")
+    assert caught.value.status == status
 
 
 async def test_delete_that_never_connected_then_404_is_not_found(make_client):

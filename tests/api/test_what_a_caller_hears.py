@@ -52,3 +52,11 @@ async def test_a_call_on_a_closed_client_is_refused_without_sending(make_client)
     assert caught.value.code == "client_closed"
     assert "GET /v1/variables was not sent: this client is closed" in str(caught.value)
     assert server.requests == [] and API_KEY not in str(caught.value)
+
+
+async def test_a_timeout_from_below_is_not_blamed_on_the_calls_deadline(make_client):
+    # The operating system's own timeout (a TLS handshake, say), long before the 30 s deadline.
+    client, _ = make_client(TimeoutError("handshake timed out"), max_retries=0)
+    with pytest.raises(errors.TimedOut) as caught:
+        await client.list_variables()
+    assert "within 30 s" not in str(caught.value)
