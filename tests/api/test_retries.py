@@ -76,6 +76,14 @@ async def test_backoff_waits_spread_over_the_upper_half_of_each_step(make_client
     assert min(sleeps.waits) < 0.6 and max(sleeps.waits) > 0.9
 
 
+async def test_backoff_doubles_with_each_retry(make_client, sleeps):
+    client, _ = make_client(*[httpx.Response(502)] * 4, json_response(200, PAGE), max_retries=4, backoff_base=1.0)
+    await client.list_variables()
+    assert len(sleeps.waits) == 4
+    for attempt, wait in enumerate(sleeps.waits):
+        assert 2**attempt / 2 <= wait <= 2**attempt, (attempt, wait)
+
+
 async def test_get_gives_up_after_max_retries_with_the_last_error(make_client, sleeps):
     client, server = make_client(json_response(502, error_body("telephony_sandbox_error")), max_retries=2)
     with pytest.raises(errors.CarrierError):
