@@ -227,6 +227,22 @@ async def test_delete_after_a_lost_answer_is_done_only_on_a_404(make_client, sta
     assert caught.value.status == status
 
 
+async def test_delete_that_got_through_once_stays_done_after_a_refused_connection(make_client):
+    # The first try may have deleted it; the second never connected; the third's 404 means gone.
+    client, server = make_client(httpx.ReadTimeout("timed out"), httpx.ConnectError("Connection refused"),
+                                 json_response(404, error_body("agent_tool_not_found")))
+    assert await client.delete_tool("tool_123") is None
+    assert len(server.requests) == 3
+
+
+async def test_a_get_whose_answer_was_lost_then_404_is_not_found(make_client):
+    # Only a DELETE's 404 after a lost answer means "done"; a GET's means there is no such thing.
+    client, server = make_client(httpx.ReadTimeout("timed out"), json_response(404, error_body("not_found")))
+    with pytest.raises(errors.NotFound):
+        await client.get_rental("6f1c1c1e-9a57-4c1e-8f50-0c0d0a0b0c01")
+    assert [r.method for r in server.requests] == ["GET", "GET"]
+
+
 async def test_delete_that_never_connected_then_404_is_not_found(make_client):
     # Nothing reached the server the first time: the 404 means there was no such tool.
     client, server = make_client(
