@@ -329,6 +329,36 @@ async def test_a_huge_error_body_is_dropped_and_the_status_decides(make_client):
     assert len(server.requests) == 2
 
 
+@pytest.mark.parametrize("declared", [True, False])
+async def test_an_error_body_of_up_to_1_mib_is_read_and_its_message_shown(make_client, declared):
+    def error_of(size: int) -> httpx.Response:
+        head = b'{"error": "The number is already taken", "code": "invalid_request", "pad": "'
+        body = head + b"x" * (size - len(head) - 2) + b'"}'
+        assert len(body) == size
+        if declared:
+            return httpx.Response(400, headers={"content-type": "application/json"}, content=body)
+        return streamed(400, body)
+
+    client, _ = make_client(error_of(1024 * 1024))
+    with pytest.raises(errors.ApiError) as caught:
+        await client.list_variables()
+    assert "The number is already taken" in str(caught.value)
+    # One byte more and only the status speaks (the body is not read at all).
+    client, _ = make_client(error_of(1024 * 1024 + 1))
+    with pytest.raises(errors.ApiError) as caught:
+        await client.list_variables()
+    assert "The number is already taken" not in str(caught.value) and caught.value.status == 400
+
+
+@pytest.mark.parametrize("length", ["lots", "-1"])
+async def test_a_content_length_that_is_not_a_size_is_ignored_and_the_body_read(make_client, length):
+    body = json_response(200, PAGE).content
+    answer = httpx.Response(200, headers={"content-type": "application/json", "content-length": length},
+                            stream=Chunks(body))
+    client, _ = make_client(answer)
+    assert (await client.list_variables()).count == 1
+
+
 def test_the_default_limit_holds_the_largest_pages_the_console_expects():
     def page_size(item: dict[str, Any], count: int) -> int:
         return len(json.dumps(item)) * count + (count - 1) * 2 + len('{"items": [], "count": 00000}')

@@ -3,8 +3,11 @@ as exactly the body the spec describes."""
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import itertools
 import json
+import os
 from pathlib import Path
 
 import httpx
@@ -75,6 +78,7 @@ def application(*documents: tuple[str, Path], **overrides) -> RentalApplication:
 async def test_multipart_body_parsed_back_equals_what_was_built(make_client, pdf_file, png_file, jpeg_file):
     client, server = make_client(json_response(201, wire_rental()))
     app = application(("gst", pdf_file), ("pan", png_file), ("address", jpeg_file))
+    assert app.sends_documents
     rental = await client.rent_number(app)
     assert rental.status == "kyc_submitted"
 
@@ -109,8 +113,10 @@ async def test_multipart_body_parsed_back_equals_what_was_built(make_client, pdf
 
 async def test_verified_kyc_sends_plain_json_with_only_the_number(make_client):
     client, server = make_client(json_response(201, wire_rental()))
-    await client.rent_number(RentalApplication.model_validate(
-        {"requestedNumber": " 91 98765-00001 ", "searchFilters": {"pattern": "98"}}))
+    plain = RentalApplication.model_validate(
+        {"requestedNumber": " 91 98765-00001 ", "searchFilters": {"pattern": "98"}})
+    assert not plain.sends_documents  # what the wizard's review says before sending
+    await client.rent_number(plain)
     request = server.requests[0]
     assert request.headers["Content-Type"] == "application/json"
     assert json.loads(request.content) == {"requestedNumber": "919876500001"}
@@ -170,8 +176,8 @@ async def test_a_pdf_that_is_really_text_is_refused(make_client, tmp_path):
     fake = tmp_path / "statement.pdf"
     fake.write_text("just some text, not a PDF\n")
     error = await _refused(make_client, application(("gst", fake)))
-    assert error.for_field("documents[0].path") == [
-        "statement.pdf is not a PDF, JPEG or PNG file (checked by its content)"]
+    assert error.problems == [("documents[0].path",
+                               "statement.pdf is not a PDF, JPEG or PNG file (checked by its content)")]
     assert "documents[0].path" in str(error)
 
 
@@ -183,7 +189,7 @@ async def test_a_missing_file_is_refused(make_client, tmp_path, pdf_file):
 
 async def test_end_user_name_is_required_when_documents_are_sent(make_client, pdf_file):
     error = await _refused(make_client, application(("gst", pdf_file), endUser={"name": "  "}))
-    assert error.for_field("endUser") == ["is required when documents are sent: the legal name"]
+    assert error.problems == [("endUser.name", "is required when documents are sent: the legal name")]
     error = await _refused(make_client, application(("gst", pdf_file), endUser=None))
     assert [f for f, _ in error.problems] == ["endUser.name"]
 
@@ -249,9 +255,8 @@ async def test_a_file_deleted_after_validation_is_reported_on_its_field(make_cli
 
     with pytest.raises(RentalValidationError) as caught:
         await client.rent_number(application(("gst", pdf_file), ("pan", png_file)), on_progress=delete_second)
-    [(field, message)] = caught.value.problems
-    assert field == "documents[1].path"
-    assert "id card.png could not be read while sending" in message
+    assert caught.value.problems == [
+        ("documents[1].path", "id card.png could not be read while sending: No such file or directory")]
 
 
 async def test_a_file_that_grows_after_validation_is_not_sent_truncated(make_client, pdf_file):
@@ -275,3 +280,92 @@ def test_check_document_file_applies_the_same_rules_to_one_file(tmp_path, pdf_fi
     empty.write_bytes(b"")
     assert check_document_file(empty) == ["empty.pdf is empty"]
     assert check_document_file(tmp_path) == [f"{tmp_path.name} is not a file"]
+
+
+async def test_the_multipart_form_sends_the_number_without_the_spaces_typed(make_client, pdf_file):
+    client, server = make_client(json_response(201, wire_rental()))
+    await client.rent_number(application(("gst", pdf_file), requestedNumber=" +91 98765-00001 "))
+    data = json.loads(parse_multipart(server.requests[0])[0]["data"])
+    assert data["requestedNumber"] == "+919876500001"
+
+
+@pytest.mark.parametrize("name", ['bill"; name="data.pdf', "bill\r\nContent-Type: text-html.pdf", "a\nb.pdf"])
+async def test_a_file_name_with_a_line_break_or_quote_stays_one_file_part(make_client, tmp_path, name):
+    odd = tmp_path / name
+    odd.write_bytes(b"%PDF-1.7\n%%EOF\n")
+    client, server = make_client(json_response(201, wire_rental()))
+    await client.rent_number(application(("gst", odd)))
+    parts = parse_multipart(server.requests[0])
+    # Still the data part, then one file part of this file's type and bytes; the name readable.
+    assert [(p["name"], p["content_type"]) for p in parts] == [("data", None), ("files", "application/pdf")]
+    assert parts[1]["data"] == odd.read_bytes()
+    assert parts[1]["filename"] == name.replace("\r", "%0D").replace("\n", "%0A").replace('"', "%22")
+
+
+async def test_a_file_that_shrinks_while_sending_is_reported_not_waited_on(make_client, pdf_file):
+    client, _server = make_client(json_response(201, wire_rental()))
+
+    def shrink(sent: int, total: int) -> None:
+        if sent == 0:
+            pdf_file.write_bytes(b"%PDF-1.7\n")
+
+    with pytest.raises(RentalValidationError) as caught:
+        await asyncio.wait_for(client.rent_number(application(("gst", pdf_file)), on_progress=shrink), 10)
+    assert caught.value.problems == [
+        ("documents[0].path", "certificate.pdf changed while it was being sent; choose it again")]
+
+
+def test_a_file_the_system_refuses_to_read_is_named_as_unreadable_not_missing(tmp_path, pdf_file, monkeypatch):
+    from vap_console.api import rental
+    from vap_console.api.rental import check_document_file
+
+    def refused(path, *args, **kwargs):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+    # As a file whose mode keeps this user out (the tests may run as root, whom chmod does not stop).
+    monkeypatch.setattr(rental, "open", refused, raising=False)
+    assert check_document_file(pdf_file) == ["cannot read certificate.pdf: Permission denied"]
+
+
+async def test_fields_left_empty_in_an_application_file_are_not_sent_as_nulls(make_client, pdf_file):
+    # As `vap numbers rent --data` reads them: a JSON file may say null for what it leaves out.
+    client, server = make_client(json_response(201, wire_rental()))
+    await client.rent_number(application(("gst", pdf_file), searchFilters=None,
+                                         endUser={"name": "Acme", "email": None, "city": None}))
+    data = json.loads(parse_multipart(server.requests[0])[0]["data"])
+    assert data["endUser"] == {"name": "Acme"} and "searchFilters" not in data
+
+
+async def test_a_document_without_a_file_does_not_stop_the_next_being_checked(make_client, tmp_path, pdf_file):
+    app = RentalApplication.model_validate({
+        "requestedNumber": "+919876500001", "endUser": {"name": "Acme"},
+        "documents": [{"documentTypeId": "gst"}, {"documentTypeId": "pan", "path": str(tmp_path / "gone.pdf")}],
+    })
+    error = await _refused(make_client, app)
+    assert error.problems == [("documents[0].path", "each document needs exactly one file"),
+                              ("documents[1].path", f"file not found: {tmp_path / 'gone.pdf'}")]
+
+
+def test_a_path_that_runs_through_a_file_is_named_as_unreadable(pdf_file):
+    from vap_console.api.rental import check_document_file
+
+    assert check_document_file(pdf_file / "scan.pdf") == ["cannot read scan.pdf: Not a directory"]
+
+
+async def test_progress_of_a_plain_rental_goes_from_nothing_to_all(make_client):
+    client, server = make_client(json_response(201, wire_rental()))
+    seen: list[tuple[int, int]] = []
+    await client.rent_number(RentalApplication(requested_number="+919876500001"),
+                             on_progress=lambda sent, total: seen.append((sent, total)))
+    total = len(server.requests[0].content)
+    assert seen == [(0, total), (total, total)]
+
+
+async def test_each_upload_has_its_own_unguessable_boundary(make_client, pdf_file):
+    # A fixed boundary could occur inside a document and cut it short at the server.
+    client, server = make_client(json_response(201, wire_rental()))
+    await client.rent_number(application(("gst", pdf_file)))
+    await client.rent_number(application(("gst", pdf_file)))
+    boundaries = [r.headers["content-type"].partition("boundary=")[2] for r in server.requests]
+    assert boundaries[0] != boundaries[1]
+    assert all(len(b) >= 32 and b.encode() not in pdf_file.read_bytes() for b in boundaries)

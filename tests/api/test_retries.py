@@ -66,6 +66,24 @@ async def test_jitter_spreads_the_waits(make_client, sleeps):
     assert len(set(sleeps.waits)) > 10
 
 
+async def test_backoff_waits_spread_over_the_upper_half_of_each_step(make_client, sleeps):
+    # "Equal jitter": half the step fixed, the other half uniformly random, so clients that failed
+    # together do not come back together.
+    for _ in range(200):
+        client, _ = make_client(httpx.Response(502), json_response(200, PAGE), backoff_base=1.0)
+        await client.list_variables()
+    assert all(0.5 <= w <= 1.0 for w in sleeps.waits)
+    assert min(sleeps.waits) < 0.6 and max(sleeps.waits) > 0.9
+
+
+async def test_backoff_doubles_with_each_retry(make_client, sleeps):
+    client, _ = make_client(*[httpx.Response(502)] * 4, json_response(200, PAGE), max_retries=4, backoff_base=1.0)
+    await client.list_variables()
+    assert len(sleeps.waits) == 4
+    for attempt, wait in enumerate(sleeps.waits):
+        assert 2**attempt / 2 <= wait <= 2**attempt, (attempt, wait)
+
+
 async def test_get_gives_up_after_max_retries_with_the_last_error(make_client, sleeps):
     client, server = make_client(json_response(502, error_body("telephony_sandbox_error")), max_retries=2)
     with pytest.raises(errors.CarrierError):
@@ -186,6 +204,54 @@ async def test_delete_retried_after_a_lost_answer_treats_404_as_done(make_client
     )
     assert await client.delete_tool("tool_123") is None
     assert [r.method for r in server.requests] == ["DELETE", "DELETE"]
+
+
+@pytest.mark.parametrize("first", [
+    json_response(502, error_body("telephony_sandbox_error")),
+    httpx.Response(503, text="upstream unavailable"),
+])
+async def test_delete_answered_by_a_gateway_error_then_404_is_done(make_client, first):
+    # A 502/503 comes from between us and the server: the DELETE may have got through.
+    client, server = make_client(first, json_response(404, error_body("agent_tool_not_found")))
+    assert await client.delete_tool("tool_123") is None
+    assert [r.method for r in server.requests] == ["DELETE", "DELETE"]
+
+
+@pytest.mark.parametrize("status", [400, 403, 409])
+async def test_delete_after_a_lost_answer_is_done_only_on_a_404(make_client, status):
+    # Only a 404 says the tool is gone; another refusal is reported, whatever code it carries.
+    client, _ = make_client(httpx.ReadTimeout("timed out"),
+                            json_response(status, error_body("agent_tool_not_found")))
+    with pytest.raises(errors.ToolNotFound) as caught:
+        await client.delete_tool("tool_123")
+    assert caught.value.status == status
+
+
+async def test_delete_that_got_through_once_stays_done_after_a_refused_connection(make_client):
+    # The first try may have deleted it; the second never connected; the third's 404 means gone.
+    client, server = make_client(httpx.ReadTimeout("timed out"), httpx.ConnectError("Connection refused"),
+                                 json_response(404, error_body("agent_tool_not_found")))
+    assert await client.delete_tool("tool_123") is None
+    assert len(server.requests) == 3
+
+
+async def test_a_get_whose_answer_was_lost_then_404_is_not_found(make_client):
+    # Only a DELETE's 404 after a lost answer means "done"; a GET's means there is no such thing.
+    client, server = make_client(httpx.ReadTimeout("timed out"), json_response(404, error_body("not_found")))
+    with pytest.raises(errors.NotFound):
+        await client.get_rental("6f1c1c1e-9a57-4c1e-8f50-0c0d0a0b0c01")
+    assert [r.method for r in server.requests] == ["GET", "GET"]
+
+
+async def test_delete_that_never_connected_then_404_is_not_found(make_client):
+    # Nothing reached the server the first time: the 404 means there was no such tool.
+    client, server = make_client(
+        httpx.ConnectError("Connection refused"),
+        json_response(404, error_body("agent_tool_not_found")),
+    )
+    with pytest.raises(errors.ToolNotFound):
+        await client.delete_tool("tool_123")
+    assert len(server.requests) == 2
 
 
 async def test_delete_of_an_unknown_tool_is_tool_not_found(make_client):

@@ -96,3 +96,25 @@ def isolate_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Pa
     monkeypatch.delenv("VAP_API_KEY", raising=False)
     monkeypatch.delenv("VAP_BASE_URL", raising=False)
     return dirs
+
+
+class NeverAnswers(_TestOnly):
+    """A Secret Service that never answers at all (for a real `vap` process, installed through
+    PYTHON_KEYRING_BACKEND): whatever waits on it waits for ever."""
+
+    @properties.classproperty
+    def priority(cls) -> float:  # noqa: N805 - keyring asks when the environment names it
+        return 1
+
+    def _hang(self) -> None:
+        threading.Event().wait()
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self._hang()
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self._hang()
+
+    def delete_password(self, service: str, username: str) -> None:
+        self._hang()

@@ -256,6 +256,17 @@ def test_logout_removes_the_key_and_forget_drops_profile_and_index(
     assert not LocalIndex("work").path.exists()
 
 
+def test_logout_drops_the_session_only_key_as_well(memory_keyring, capsys) -> None:
+    # A console that kept a key for this session only (its keyring failed) must not go on using it.
+    login("work")
+    store = KeyStore()
+    store.remember_for_session("work", "sk_session_only_key_WXYZ")
+    assert store.resolve("work").source == "session"
+    assert auth_cli.logout("work", keystore=store) == 0
+    resolved = store.resolve("work")
+    assert (resolved.source, resolved.key) == ("none", None)
+
+
 def test_logout_of_unknown_profile_fails(memory_keyring, capsys) -> None:
     assert auth_cli.logout("ghost") == 1
     assert "no profile named 'ghost'" in capsys.readouterr().err

@@ -119,3 +119,18 @@ def test_vap_profiles_starts_without_the_console_or_the_http_client(xdg_dirs) ->
         env={**os.environ, "VAP_API_KEY": KEY},
     )
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr
+
+
+def test_a_keyring_that_never_answers_does_not_keep_vap_from_exiting(xdg_dirs: dict[str, Path]) -> None:
+    conf = xdg_dirs["config"] / "vap-console"
+    conf.mkdir()
+    (conf / "profiles.toml").write_text('active = "p"\n[profiles.p]\nbase_url = "https://api.example.com"\n')
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "tests.credentials.backends.NeverAnswers",
+           "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    # The keyring call gives up after its 5 s; the process must then end, not wait on the thread.
+    result = subprocess.run([sys.executable, "-m", "vap_console", "profiles"], capture_output=True,
+                            text=True, timeout=45, env=env, cwd=root)
+    assert result.returncode == 1
+    assert "did not answer within 5 s" in result.stderr
+    assert_one_clean_line(result.stderr)

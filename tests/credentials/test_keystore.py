@@ -156,6 +156,28 @@ def test_check_api_key_strips_a_piped_newline() -> None:
     assert check_api_key(KEY + "\r\n") == KEY
 
 
+def test_a_key_of_512_characters_is_kept() -> None:
+    assert check_api_key("k" * 512) == "k" * 512
+
+
+def test_a_long_many_line_backend_error_is_one_line_of_200_characters(tmp_path: Path) -> None:
+    first = "denied by policy " + "x" * 300
+    store = KeyStore(profiles=ProfileStore(tmp_path),
+                     backend=FailingKeyring(keyring.errors.PasswordSetError(first + "\nsecond line\nthird")))
+    with pytest.raises(KeyringUnavailable) as info:
+        store.set("p", KEY)
+    shown = ("PasswordSetError: " + first)[:200]
+    assert f"storing the key failed ({shown})" in str(info.value)
+    assert "second line" not in str(info.value) and "\n" not in str(info.value)
+
+
+def test_credentials_say_plainly_when_there_is_no_key_or_no_base_url(tmp_path: Path) -> None:
+    store = KeyStore(profiles=ProfileStore(tmp_path), backend=MemoryKeyring(), env={})
+    assert str(store.resolve("p")) == "profile p (none no key) at no base URL"
+    store.remember_for_session("p", KEY)
+    assert str(store.resolve("p")) == "profile p (session …WXYZ) at no base URL"
+
+
 @pytest.mark.secret_service
 def test_round_trip_through_the_real_secret_service(secret_service, tmp_path: Path) -> None:
     store = KeyStore(profiles=ProfileStore(tmp_path))

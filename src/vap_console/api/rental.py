@@ -72,14 +72,6 @@ class RentalValidationError(ValueError):
         self.problems = list(problems)
         super().__init__("; ".join(f"{field}: {message}" for field, message in self.problems))
 
-    def for_field(self, field: str) -> list[str]:
-        """Messages for one field (``documents[0].path``) or everything under a prefix (``endUser``)."""
-        return [
-            message
-            for name, message in self.problems
-            if name == field or name.startswith((field + ".", field + "["))
-        ]
-
 
 class RentalDocument(_Wire):
     """One required document: its type, its data fields and the one local file that proves it."""

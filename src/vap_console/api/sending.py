@@ -66,7 +66,8 @@ MIB = 1024 * 1024
 ERROR_BODY_BYTES = MIB
 # How long closing a response may take before the connection is simply dropped.
 CLOSE_TIMEOUT = 5.0
-RETRY_STATUSES = frozenset({429, 502, 503})
+# Retried for GET and DELETE (a 429 is decided on its own, for every method: should_retry).
+RETRY_STATUSES = frozenset({502, 503})
 # An error the server will repeat however often it is asked: not worth a retry.
 _PERMANENT_CODES = frozenset({errors.NotConfigured.code_name, errors.CallsNotConfigured.code_name})
 

@@ -170,16 +170,11 @@ class KeyStore:
             raise KeyringUnavailable("it is locked") from None
         if isinstance(error, keyring.errors.InitError):
             raise KeyringUnavailable(f"it failed to start ({_scrub(error, secret)})") from None
-        if isinstance(error, keyring.errors.KeyringError):
-            raise KeyringUnavailable(f"{what} failed ({_scrub(error, secret)})") from None
         if isinstance(error, Exception):
-            # D-Bus and backend libraries raise their own types (jeepney, secretstorage, OSError).
+            # Any other KeyringError, and what D-Bus and backend libraries raise of their own
+            # (jeepney, secretstorage, OSError).
             raise KeyringUnavailable(f"{what} failed ({_scrub(error, secret)})") from None
         raise error  # type: ignore[misc]  # KeyboardInterrupt and friends
-
-    def backend_name(self) -> str:
-        backend = self._call("detect", lambda b: b)
-        return type(backend).__name__ if not hasattr(backend, "name") else str(backend.name)
 
     def get(self, profile: str) -> str | None:
         user = check_profile_name(profile)
@@ -225,9 +220,6 @@ class KeyStore:
 
     def forget_session(self, profile: str) -> None:
         self._session.pop(profile, None)
-
-    def has_session_key(self, profile: str) -> bool:
-        return profile in self._session
 
     # --- resolution ---
 
