@@ -87,15 +87,20 @@ async def deployed_agent_of(request: Request, account: Account) -> AgentRecord:
     return agent
 
 
-async def start_webcall(request: Request) -> Response:
-    account = account_of(request)
+def require_call_account(account: Account) -> None:
+    """What a billed call start checks of the account first (web and outbound calls): 503, 402."""
     require_voice_agents(account)
-    key = account.key
-    if key.blocked:
+    if account.key.blocked:
         raise Problem(402, "access_blocked",
                       "The account is paused after a failed payment; settle it in the dashboard.")
-    if not key.call_balance:
+    if not account.key.call_balance:
         raise Problem(402, "insufficient_balance", "The account's balance cannot cover a call; top it up first.")
+
+
+async def start_webcall(request: Request) -> Response:
+    account = account_of(request)
+    require_call_account(account)
+    key = account.key
     agent = await deployed_agent_of(request, account)
     now = sandbox_of(request).now()
     active = active_calls(account, now)

@@ -19,7 +19,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vap_console.sandbox.calls import active_calls, find_agent_or_404, require_voice_agents
+from vap_console.sandbox.calls import active_calls, find_agent_or_404, require_call_account, require_voice_agents
 from vap_console.sandbox.problems import FieldProblems, Problem, not_found
 from vap_console.sandbox.records import Account, AgentRecord, stable_id
 from vap_console.sandbox.voice.call_records import (
@@ -152,13 +152,8 @@ def _body(raw: Any) -> tuple[str, str, str]:
 
 async def place_call(request: Request) -> Response:
     account = account_of(request)
-    require_voice_agents(account)
+    require_call_account(account)
     key = account.key
-    if key.blocked:
-        raise Problem(402, "access_blocked",
-                      "The account is paused after a failed payment; settle it in the dashboard.")
-    if not key.call_balance:
-        raise Problem(402, "insufficient_balance", "The account's balance cannot cover a call; top it up first.")
     ref, to_number, trunk_id = _body(await read_json(request))
     agent = find_agent_or_404(account, ref)
     if not agent.deployed:
