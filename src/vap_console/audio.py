@@ -132,7 +132,7 @@ def open_player(env: dict[str, str] | None = None) -> tuple[Player, str | None]:
     if environ.get(IN_BROWSER):
         return SilentPlayer(), IN_WEB
     try:
-        import miniaudio  # type: ignore[import-untyped]
+        import miniaudio
     except Exception:  # noqa: BLE001 - not installed, or its native code will not load
         return SilentPlayer(), NO_MODULE
     _silence_alsa()

@@ -81,7 +81,7 @@ def load(path: Path) -> TestFile:
         raise TestFileError(f"{where}: cannot be read ({exc.__class__.__name__}: {exc})") from None
     if path.suffix.lower() in (".yaml", ".yml"):
         try:
-            import yaml  # type: ignore[import-untyped]  # optional: only when the person has it
+            import yaml  # optional: only when the person has it (mypy: pyproject's overrides)
         except ImportError:
             raise TestFileError(f"{where}: YAML needs PyYAML, which is not installed here; write the test "
                                 "as JSON (docs/talk.md), or install pyyaml") from None
