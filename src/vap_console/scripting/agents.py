@@ -152,11 +152,7 @@ def webcall(session: Session, ref: str, yes: bool, idempotency_key: str | None) 
 
     async def go() -> tuple[Any, Any]:
         async with client:
-            agent = await _agent_or_none(client, ref)
-            if agent is not None and agent.deployed is False:
-                raise Failure(f"{ref} ({agent.name or agent.ref}) is a draft: a draft takes no calls. Deploy "
-                              "it first (the dashboard's Deploy; on the sandbox, D on the console's "
-                              "Agents screen). Nothing was sent", EXIT_REFUSED)
+            await _refuse_a_draft(client, ref)
             slots = await _slots(client)
             ask_money(session, WEBCALL_COST + (f" ({slots})" if slots else ""), yes=yes)
             try:
@@ -186,6 +182,15 @@ async def _agent_or_none(client: Any, ref: str) -> Any:
         return await client.get_agent(ref)
     except errors.NotSupported:
         return None
+
+
+async def _refuse_a_draft(client: Any, ref: str) -> None:
+    """A draft takes no calls: said before anything billed is asked about or sent."""
+    agent = await _agent_or_none(client, ref)
+    if agent is not None and agent.deployed is False:
+        raise Failure(f"{ref} ({agent.name or agent.ref}) is a draft: a draft takes no calls. Deploy "
+                      "it first (the dashboard's Deploy; on the sandbox, D on the console's "
+                      "Agents screen). Nothing was sent", EXIT_REFUSED)
 
 
 async def _slots(client: Any) -> str:
@@ -239,11 +244,7 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
 
     async def go() -> Any:
         async with client:
-            agent = await _agent_or_none(client, ref)
-            if agent is not None and agent.deployed is False:
-                raise Failure(f"{ref} ({agent.name or agent.ref}) is a draft: a draft takes no calls. Deploy "
-                              "it first (the dashboard's Deploy; on the sandbox, D on the console's "
-                              "Agents screen). Nothing was sent", EXIT_REFUSED)
+            await _refuse_a_draft(client, ref)
             slots = await _slots(client)
             ask_money(session, TALK_COST + (f" ({slots})" if slots else ""), yes=yes)
             return await converse(client, ref, says, on_event=printer.event,
@@ -293,10 +294,7 @@ def test_(session: Session, files: tuple[Path, ...], agent_override: str | None,
         async with client:
             refs = {agent_override or t.agent or "" for t in loaded}
             for ref in sorted(refs):
-                agent = await _agent_or_none(client, ref)
-                if agent is not None and agent.deployed is False:
-                    raise Failure(f"{ref} ({agent.name or agent.ref}) is a draft: a draft takes no calls. Deploy "
-                                  "it first. Nothing was sent", EXIT_REFUSED)
+                await _refuse_a_draft(client, ref)
             slots = await _slots(client)
             calls = f"{count} conversation{'s' if count != 1 else ''}, each " + TEST_COST
             ask_money(session, calls + (f" ({slots})" if slots else ""), yes=yes)
