@@ -113,3 +113,19 @@ def test_piped_stdout_gets_the_wav(live_sandbox, tmp_path: Path) -> None:
     assert _wav(tmp_path / "piped.wav")[:3] == (24_000, 1, 2)
     assert b"Wrote stdout" in result.stderr
     assert list((tmp_path / "cache" / "vap-console" / "samples").glob("*.wav"))  # kept for next time
+
+
+def test_each_voice_and_description_keeps_its_own_sample(vap: Vap, tmp_path: Path) -> None:
+    """A sample kept for one voice is never played back for another, nor one description's for another's."""
+    asked = [["--model", "mulberry-1.6", "--speaker", "ira"], ["--model", "mulberry-1.6", "--speaker", "aisha"],
+             ["--model", "mulberry", "--description", "a calm woman"], ["--model", "mulberry", "--description", "a brisk man"]]
+    first = []
+    for n, voice in enumerate(asked):
+        result = vap("voices", "say", "Hello there.", *voice, "-o", str(tmp_path / f"{n}.wav"), "--json")
+        assert result.code == 0 and result.json()["cached"] is False, (voice, result.err)
+        first.append((tmp_path / f"{n}.wav").read_bytes())
+    assert vap.sent.count("POST /v1/tts") == len(asked)
+    for n, voice in enumerate(asked):
+        again = vap("voices", "say", "Hello there.", *voice, "-o", str(tmp_path / f"again{n}.wav"), "--json")
+        assert again.json()["cached"] is True and (tmp_path / f"again{n}.wav").read_bytes() == first[n], voice
+    assert vap.sent.count("POST /v1/tts") == len(asked)

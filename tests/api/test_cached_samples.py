@@ -1,0 +1,40 @@
+"""Voice samples kept on disk (api/sample_cache.py): a sample that cannot be stored leaves nothing
+half-written in the user's cache folder, and a file there that is not a valid sample is not played."""
+
+from __future__ import annotations
+
+import io
+import wave
+from pathlib import Path
+
+import pytest
+
+from vap_console.api.sample_cache import SampleCache
+
+
+def _wav() -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(24_000)
+        w.writeframes(bytes(4800))
+    return out.getvalue()
+
+
+def test_a_sample_that_cannot_be_stored_leaves_no_partial_file(tmp_path: Path) -> None:
+    cache = SampleCache(tmp_path / "samples")
+    path = cache.path_for("default@http://127.0.0.1:8787", "muga", None, None, "[happy] Hello")
+    path.mkdir(parents=True)  # something in the way: the rename into place fails
+    with pytest.raises(OSError):
+        cache.put(path, _wav())
+    assert [p.name for p in cache.directory.iterdir()] == [path.name]
+
+
+def test_a_stored_sample_is_read_back_and_a_damaged_one_is_not(tmp_path: Path) -> None:
+    cache = SampleCache(tmp_path / "samples")
+    path = cache.path_for("default@http://127.0.0.1:8787", "mulberry", "speaker_1", None, "Hello")
+    assert cache.get(path) is None
+    assert cache.put(path, _wav()) == path and cache.get(path) == _wav()
+    path.write_bytes(_wav()[:20])  # cut short
+    assert cache.get(path) is None
