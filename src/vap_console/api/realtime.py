@@ -38,7 +38,7 @@ SAMPLE_RATE = 24_000
 SAMPLE_WIDTH = 2
 # Published: at most one second of audio per input_audio_buffer.append.
 MAX_APPEND_BYTES = SAMPLE_RATE * SAMPLE_WIDTH
-CLOSE_NORMAL, CLOSE_DROPPED, CLOSE_REFUSED, CLOSE_BAD_TOKEN = 1000, 1011, 4000, 4401
+CLOSE_NORMAL, CLOSE_REFUSED, CLOSE_BAD_TOKEN = 1000, 4000, 4401
 # What a close that the server never sent looks like (the TCP connection just went away).
 CLOSE_ABNORMAL = 1006
 CLOSED_REASONS = {
@@ -179,7 +179,6 @@ def parse_event(raw: str | bytes, received_at: float | None = None) -> ServerEve
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
         return UnknownEvent(type="?", received_at=at, frame=text[:200])
-    data = {k: v for k, v in data.items() if k != "received_at"}
     cls = EVENT_TYPES.get(data["type"], UnknownEvent)
     try:
         return cls.model_validate({**data, "received_at": at})
