@@ -49,7 +49,6 @@ MAX_TURNS = 500
 class Turn:
     role: str
     text: str = ""
-    settled: bool = False
     # What had been said when the person spoke over it (None: not interrupted).
     interrupted_at: str | None = None
     # Milliseconds from the person's turn being sent to the first sign of this answer.
@@ -147,7 +146,7 @@ class Conversation:
 
     def _settle(self, text: str) -> None:
         turn = self.live or Turn("assistant")
-        turn.text, turn.settled = text, True
+        turn.text = text
         self.turns.append(turn)
         self.agent_turns += 1
         self.settled_total += 1
@@ -180,7 +179,7 @@ class Conversation:
         if event.role == "assistant":
             self._settle(event.text)
             return {TURNS, LIVE}
-        self.turns.append(Turn(event.role, event.text, settled=True))
+        self.turns.append(Turn(event.role, event.text))
         self.settled_total += 1
         return {TURNS}
 
