@@ -71,8 +71,8 @@ async def _run(seconds: float) -> dict[str, Any]:
             arrived.append(event.received_at)
         return apply(self, event)
 
-    def shown(self: TranscriptView, turn: Any) -> None:
-        show_live(self, turn)
+    def shown(self: TranscriptView, turn: Any, held: Any = None) -> None:
+        show_live(self, turn, held)
         if arrived:
             at = arrived.pop()
             arrived.clear()

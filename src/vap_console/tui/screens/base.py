@@ -427,7 +427,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         if table.filter_text:
             text = untrusted.content(f"{shown} of {total} {self.NOUN} match “{table.filter_text}”", multiline=False)
         else:
-            text = untrusted.content(f"{total} {self.NOUN}")
+            # "1 call", not "1 calls": every NOUN is a plural made with a final s.
+            noun = self.NOUN[:-1] if total == 1 and self.NOUN.endswith("s") else self.NOUN
+            text = untrusted.content(f"{total} {noun}")
         note = self.count_note()
         if note:
             text = text + untrusted.content(f" · {note}")

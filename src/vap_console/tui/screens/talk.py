@@ -224,7 +224,7 @@ class TalkScreen(Screen[None]):
         if TURNS in changed:
             self.transcript.show_turns(self.talk, self.talk.settled_total)
         if LIVE in changed:
-            self.transcript.show_live(self.talk.live)
+            self.transcript.show_live(self.talk.live, self.talk.held)
         if SPEAKING in changed or BILLING in changed:
             self.query_one(SpeakingIndicator).state = "speaking" if self.talk.speaking else "listening"
         if isinstance(event, SessionCreated):
@@ -247,7 +247,7 @@ class TalkScreen(Screen[None]):
         call_id = self.talk.call_id or "?"
         self.transcript.note(f"The agent answered: billed from now (call {call_id}).")
         if self.on_call_started is not None and self.talk.call_id:
-            self.on_call_started(self.talk.call_id, self.agent.ref, "socket")
+            self.on_call_started(self.talk.call_id, self.agent.ref, "talk")
         self.read_limits()
 
     def _tick(self) -> None:

@@ -46,8 +46,8 @@ class TranscriptView(VerticalScroll):
 
     DEFAULT_CSS = """
     TranscriptView { height: 1fr; border: round $primary 50%; padding: 0 1; }
-    TranscriptView #live { display: none; }
-    TranscriptView #live.-shown { display: block; }
+    TranscriptView #live, TranscriptView #held { display: none; }
+    TranscriptView #live.-shown, TranscriptView #held.-shown { display: block; }
     """
 
     def __init__(self, *, max_lines: int = 500, id: str | None = None) -> None:
@@ -55,9 +55,12 @@ class TranscriptView(VerticalScroll):
         self.max_lines = max_lines
         self._shown = 0  # settled turns mounted so far (from the conversation's running count)
         self._live = TurnLine(id="live", classes="-arriving")
+        # The person's lines heard while the agent's turn arrives: below it, as they were said.
+        self._held = TurnLine(id="held", classes="-user")
 
     def compose(self) -> ComposeResult:
         yield self._live
+        yield self._held
 
     def _following(self) -> bool:
         return self.scroll_y >= self.max_scroll_y - 1
@@ -71,19 +74,22 @@ class TranscriptView(VerticalScroll):
             lines = [TurnLine(turn_content(t), classes=f"-{'user' if t.role == 'user' else 'agent'}") for t in fresh]
             self.mount_all(lines, before=self._live)
             self._shown = settled_total
-            extra = len(self.query(TurnLine)) - 1 - self.max_lines
+            extra = len(self.query(TurnLine)) - 2 - self.max_lines
             for old in list(self.query(TurnLine))[:max(0, extra)]:
                 old.remove()
         elif talk.turns:
             # An interruption marks a turn already shown: redraw the last settled line.
-            lines = [w for w in self.query(TurnLine) if w is not self._live]
+            lines = [w for w in self.query(TurnLine) if w not in (self._live, self._held)]
             if lines:
                 lines[-1].update(turn_content(talk.turns[-1]))
         if follow:
             self.call_after_refresh(self.scroll_end, animate=False)
 
-    def show_live(self, turn: Turn | None) -> None:
+    def show_live(self, turn: Turn | None, held: list[Turn] | None = None) -> None:
         follow = self._following()
+        if held:
+            self._held.update(Content("\n\n").join(turn_content(t) for t in held))
+        self._held.set_class(bool(held), "-shown")
         if turn is None:
             self._live.remove_class("-shown")
             return
