@@ -306,10 +306,14 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         # A list whose load failed is reloaded too when stale (the server came back meanwhile).
         self.reload_if_stale()
 
+    async def load_items(self) -> list[T]:
+        """The list's items (from the server; a screen may read them elsewhere)."""
+        return await self.services.call_api(self.fetch)
+
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
         with no_full_collections():
-            items = await self.services.call_api(self.fetch)
+            items = await self.load_items()
             big = len(items) >= FREEZE_AT
             if big:
                 freeze_garbage_collection()  # the items: young collections need not walk them again
