@@ -78,3 +78,36 @@ async def test_spend_shown_again_counts_a_call_added_meanwhile(tmp_path: Path) -
         await until(pilot, lambda: pilot.app.screen is spend and web_calls() == "4")
         await settle(pilot)
         assert web_calls() == "4"
+
+
+def agent_calls(app) -> str:
+    """The calls Spend counts for ua_front_desk (every call here is its)."""
+    totals = plain(app.screen.query_one("#totals-agent", Static))
+    return next((line.split()[1] for line in totals.splitlines() if line.split()[:1] == ["ua_front_desk"]), "")
+
+
+async def test_spend_after_another_profile_shows_that_profiles_calls(tmp_path: Path) -> None:
+    from vap_console.tui.call_book import CallBook
+
+    index_dir = tmp_path / "index"
+    ledger_of(index_dir, 6)
+    console = build_console(start_screen="calls", index_dir=index_dir)
+    async with console.app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app = pilot.app
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, SpendScreen) and agent_calls(app) == "6")
+        first = app.screen
+        await pilot.press("escape")
+        await settle(pilot)
+        other = tmp_path / "other"
+        ledger_of(other, 2)
+        # As the app's profile switch does: another profile's ledger, the areas stale.
+        app.calls = CallBook(Ledger("sandbox", data_dir=other), lambda _: None, app.now)
+        app.stale.mark("calls")
+        app.screen.reload_if_stale()
+        await settle(pilot)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, SpendScreen) and app.screen is not first)
+        await until(pilot, lambda: agent_calls(app) == "2")
+        assert not app.is_screen_installed(first)

@@ -180,7 +180,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
     def after_load(self, items: list[CallEntry]) -> None:
         if self.services.calls is None:
             self.banner().show(NO_LEDGER, info=True)
-        elif self._spend is None:
+        elif self._spend is None or self._spend.book is not self.services.calls:
             self.prepare_spend()
         if any(e.open for e in items) and not self._polling():
             self.poll()
@@ -384,7 +384,8 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
             return kept
         if kept is not None:  # another profile's ledger: its screen is not on show (Calls is)
             self.app.uninstall_screen(kept)
-            await kept.remove()
+            if kept.is_mounted:  # shown once (one only prefetched was never mounted)
+                await kept.remove()
         self._spend = screen = SpendScreen(book, today=lambda: self.services.now().date())
         self.app.install_screen(screen, f"spend-{id(screen)}")
         return screen
