@@ -390,7 +390,6 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         self.app.install_screen(screen, f"spend-{id(screen)}")
         return screen
 
-
     # --- placing ---
 
     def agent_to_call_with(self) -> str:
