@@ -16,10 +16,10 @@ delivery to its answer: on a busy machine it tells the console's work from the w
 "stall" is the worst lateness of a 5 ms ticker on the UI loop during the activity, "gc" the
 longest full garbage collection then. VAP_BENCH_KEYS=1 prints every key.
 
-Measured (docs/calls.md has the table): on this 2-core machine at load 11-12 (other sessions'
-tests), three runs interleaved with the code before (same harness), medians: every key p99 469.7 ->
-221.0 ms (best run 96.4), its cpu p99 132.9 -> 45.7 ms; spend and back p99 479.3 -> 128.5 ms; the
-longest full garbage collection 162-656 -> 0-19 ms. On a quiet machine last session, before:
+Measured (docs/calls.md has the table): on this 2-core machine at load 11-13 (other sessions'
+tests), five runs interleaved with the code before (same harness), medians: every key p99 415.3 ->
+198.4 ms (best run 96.4), its cpu p99 119.1 -> 45.7 ms; spend and back p99 479.3 -> 152.8 ms; the
+longest full garbage collection 152-656 -> 0-19 ms. On a quiet machine last session, before:
 every key p99 121.8 ms (`/` ~90, escape ~119, spend and back 174.5).
 """
 
