@@ -51,9 +51,12 @@ def draw(title: str, key: Key) -> list[Strip]:
     plot.bar(positions, list(values), width=0.6)
     plot.title(title)
     plot.xticks(ticks, [labels[int(i)] for i in ticks])
-    # Whole numbers on the axis, four or five of them: half a call is no count anyone made.
-    step = max(1, math.ceil(max(values, default=0) / 4))
-    ticks_y: list[float] = list(range(0, step * 5, step))
+    # Whole numbers on the axis, at most five of them (half a call is no count anyone made), and
+    # the axis ends at the first tick at or over the tallest bar: one call a day fills the chart
+    # instead of a quarter of it.
+    tallest = max(values, default=0)
+    step = max(1, math.ceil(tallest / 4))
+    ticks_y: list[float] = list(range(0, step * max(1, math.ceil(tallest / step)) + 1, step))
     plot.ylim(0, ticks_y[-1])
     plot.yticks(ticks_y)
     # As PlotextPlot.render sizes its figure (both calls: plotext needs the second).
