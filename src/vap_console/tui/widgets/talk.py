@@ -1,6 +1,7 @@
-"""The Talk screen's small widgets: the transcript, the speaking indicator, the billed timer and
-the call slots. Each redraws only when the conversation part it shows changes
-(``api/conversation.py`` names them); all server text goes through ``tui/untrusted.py``."""
+"""The Talk screen's small widgets: the transcript, the speaking indicator, the billed timer, the
+call slots and (where the call has sound) muted and microphone. Each redraws only when the
+conversation part it shows changes (``api/conversation.py`` names them); all server text goes
+through ``tui/untrusted.py``."""
 
 from __future__ import annotations
 
@@ -146,3 +147,21 @@ class SlotsLine(Static):
 
     def render(self) -> Content:
         return Content(f"slots {self.limits.in_use}" if self.limits else "")
+
+
+class SoundLine(Static):
+    """Where the call has sound: whether the agent is muted and the microphone on ("" for none)."""
+
+    DEFAULT_CSS = """
+    SoundLine { width: 20; padding: 0 1; color: $text-muted; }
+    SoundLine.-live { color: $success; text-style: bold; }
+    """
+    muted: reactive[bool] = reactive(False)
+    mic: reactive[str] = reactive("")
+
+    def render(self) -> Content:
+        sound = "muted" if self.muted else "sound"
+        return Content(f"{sound} · mic {self.mic}" if self.mic else sound)
+
+    def watch_mic(self, mic: str) -> None:
+        self.set_class(mic == "on", "-live")
