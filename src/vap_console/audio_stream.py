@@ -11,6 +11,8 @@ arrives, and the person's microphone in 20 ms frames.
   asks a generator for each period of samples.
 * ``Microphone``: miniaudio's capture device, cut into 20 ms frames (960 bytes at 24 kHz) for
   ``input_audio_buffer.append``, handed to a callback on the device's thread.
+* ``MicStream``: those frames across to the UI's loop and out on the call's socket while the
+  microphone is on; turned off, the silence that ends the spoken turn and a commit.
 * ``open_talk_audio()``: the best of these the machine has, and the one sentence the Talk screen
   says when the call is text-only (no audio extra, no output device, or under ``vap web``).
 
@@ -19,6 +21,7 @@ miniaudio is optional (``vap-console[audio]``): it is imported only in ``open_ta
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import threading
@@ -29,11 +32,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from vap_console import audio
+from vap_console.api import errors
 from vap_console.api.audio import Player, SilentPlayer
-from vap_console.api.realtime import SAMPLE_RATE, SAMPLE_WIDTH
+from vap_console.api.realtime import SAMPLE_RATE, SAMPLE_WIDTH, AgentSocket
 
 FRAME_MS = 20
 FRAME_BYTES = SAMPLE_RATE * SAMPLE_WIDTH * FRAME_MS // 1000  # 960: the published frame
+# Sent when the microphone is turned off: the service's voice detection ends a spoken turn on
+# silence it hears (the sandbox's after 600 ms of it), and a microphone that just stops sends none.
+TAIL_FRAMES = 40
+COMMIT = b""  # in the queue: input_audio_buffer.commit (push-to-talk clients send it on release)
+QUEUE_FRAMES = 50  # 1 s: past that the socket is not keeping up, and the oldest frames go
 # Set to "open" for an open mic (on from the moment the agent answers) instead of push-to-talk.
 MIC_MODE_ENV = "VAP_TALK_MIC"
 
@@ -215,6 +224,57 @@ class Microphone:
             self._device.close()
 
 
+class MicStream:
+    """A microphone's frames on their way to the call: ``live`` says whether they go. The device's
+    thread hands each frame to the loop; ``send_to(socket)`` sends them there, one append each."""
+
+    def __init__(self, mic: Microphone, loop: asyncio.AbstractEventLoop) -> None:
+        self.mic = mic
+        self.live = False
+        self._loop = loop
+        self._queue: asyncio.Queue[bytes] = asyncio.Queue(QUEUE_FRAMES)
+
+    def start(self) -> None:
+        """Open the device's stream (once: a new call on the same screen keeps it)."""
+        self.mic.start(self._heard)
+
+    def _heard(self, frame: bytes) -> None:
+        # On the device's thread, every 20 ms; dropped here while off, so nothing crosses over.
+        if self.live and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._put, frame)
+
+    def _put(self, frame: bytes) -> None:
+        if self._queue.full():
+            self._queue.get_nowait()  # the oldest frame is the stalest
+        self._queue.put_nowait(frame)
+
+    def switch(self, live: bool) -> None:
+        """On: frames go from now. Off: the silence that ends the spoken turn, then a commit."""
+        was, self.live = self.live, live
+        if was and not live:
+            for _ in range(TAIL_FRAMES):
+                self._put(bytes(FRAME_BYTES))
+            self._put(COMMIT)
+
+    def stop(self) -> None:
+        """The call is over: nothing more goes, and nothing queued is kept for the next."""
+        self.live = False
+        while not self._queue.empty():
+            self._queue.get_nowait()
+
+    async def send_to(self, socket: AgentSocket) -> None:
+        """Send until the call ends (returns then: the call's own worker says how it ended)."""
+        while True:
+            frame = await self._queue.get()
+            try:
+                if frame == COMMIT:
+                    await socket.commit()
+                else:
+                    await socket.send_audio(frame)
+            except errors.ApiError:
+                return
+
+
 @dataclass
 class TalkAudio:
     """What a call sounds through here: ``note`` is said once on the Talk screen ("" for nothing)."""
@@ -223,6 +283,11 @@ class TalkAudio:
     mic: Microphone | None = None
     note: str = ""
     open_mic: bool = False
+
+    def close(self) -> None:
+        if self.mic is not None:
+            self.mic.close()
+        self.player.close()
 
 
 def open_talk_audio(*, want_sound: bool = True, env: dict[str, str] | None = None,

@@ -142,7 +142,7 @@ async def test_an_error_frame_is_told_and_the_call_goes_on() -> None:
             screen = await console.talking(pilot)
             await console.greeted(pilot)
             await screen._socket._send({"type": "input_audio_buffer.append", "audio": "not base64!"})
-            notes = lambda: " ".join(str(w.content) for w in screen.query(".talk-note"))  # noqa: E731
+            notes = lambda: " ".join(screen.transcript.notes)  # noqa: E731
             await until(pilot, lambda: "The service reported invalid_audio" in notes())
             assert not screen.ended
             await console.say(pilot, "still there?")

@@ -14,8 +14,16 @@ import pytest
 
 from tests.tui.console_scenes import until
 from tests.tui.talk_console import loud, talk_console
-from vap_console.audio_stream import FRAME_BYTES, SOUND_ON, TALK_IN_WEB, TALK_NO_MODULE, TalkAudio, open_talk_audio
-from vap_console.tui.screens.talk import TAIL_FRAMES, TalkConfirm, TalkScreen
+from vap_console.audio_stream import (
+    FRAME_BYTES,
+    SOUND_ON,
+    TAIL_FRAMES,
+    TALK_IN_WEB,
+    TALK_NO_MODULE,
+    TalkAudio,
+    open_talk_audio,
+)
+from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
 from vap_console.tui.widgets.talk import SoundLine
 
 
@@ -66,7 +74,7 @@ def sound_line(screen: TalkScreen) -> str:
 
 
 def notes(screen: TalkScreen) -> list[str]:
-    return [str(w.content) for w in screen.query(".talk-note")]
+    return screen.transcript.notes
 
 
 def spy_on_sent(screen: TalkScreen) -> list[dict]:

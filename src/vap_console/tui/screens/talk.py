@@ -45,7 +45,7 @@ from vap_console.api.realtime import (
     ServerEvent,
     SessionCreated,
 )
-from vap_console.audio_stream import FRAME_BYTES, Microphone, TalkAudio, open_talk_audio
+from vap_console.audio_stream import MicStream, TalkAudio, open_talk_audio
 from vap_console.tui import untrusted
 from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.webcall import slots_line
@@ -62,11 +62,6 @@ CallStarted = Callable[[str, str, str], None]
 COST_NOTE = ("The call is billed from the moment the agent answers until it ends (Esc or Hang up ends it), "
              "and holds one of the account's concurrent-call slots while it runs.")
 NEXT_CALL = "Call again starts a new billed call, after asking."
-# Sent when the microphone is turned off: the service's voice detection ends a spoken turn on
-# silence it hears (the sandbox's after 600 ms of it), and a mic that just stops sends none.
-TAIL_FRAMES = 40
-COMMIT = b""  # in the microphone's queue: input_audio_buffer.commit (as push-to-talk clients do)
-MIC_QUEUE_FRAMES = 50  # 1 s: past that the socket is not keeping up and the oldest frames go
 
 
 class TalkConfirm(Confirm):
@@ -174,11 +169,8 @@ class TalkScreen(Screen[None]):
         self._want_sound = sound
         self._sound_devices = sound_devices
         self.player: Player = SilentPlayer()
-        self.mic: Microphone | None = None
-        self.mic_live = False
+        self.mic: MicStream | None = None
         self._open_mic = False
-        self._mic_queue: asyncio.Queue[bytes] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._leaving = False
         self._socket: AgentSocket | None = None
         self._started_at: datetime | None = None
@@ -224,7 +216,7 @@ class TalkScreen(Screen[None]):
         The call is dialled once the sound is settled, so its sentence comes first."""
         sound = type(self).audio_factory(want_sound=self._want_sound)
         if self._leaving:
-            _close_sound(sound)
+            sound.close()
             return
         self.post_message(self.AudioReady(sound))
 
@@ -233,9 +225,8 @@ class TalkScreen(Screen[None]):
         self._use_sound(message.sound)
 
     def _use_sound(self, sound: TalkAudio) -> None:
-        self.player, self.mic, self._open_mic = sound.player, sound.mic, sound.open_mic
-        self._loop = asyncio.get_running_loop()
-        self._mic_queue = asyncio.Queue(MIC_QUEUE_FRAMES)
+        self.player, self._open_mic = sound.player, sound.open_mic
+        self.mic = MicStream(sound.mic, asyncio.get_running_loop()) if sound.mic is not None else None
         if sound.note:
             self.transcript.note(sound.note)  # once: Call again keeps the devices and says nothing
         line = self.query_one(SoundLine)
@@ -307,8 +298,8 @@ class TalkScreen(Screen[None]):
             self.on_call_started(self.talk.call_id, self.agent.ref, "socket")
         self.read_limits()
         if self.mic is not None and self._socket is not None:
-            self.mic.start(self._mic_frame)  # once per screen; a new call reuses the open device
-            self.stream_mic(self._socket)
+            self.mic.start()
+            self.stream_mic(self.mic, self._socket)
             if self._open_mic:
                 self._set_mic(True)
         self.refresh_bindings()
@@ -462,50 +453,23 @@ class TalkScreen(Screen[None]):
 
     # --- sound ---
 
-    def _mic_frame(self, frame: bytes) -> None:
-        """On the capture device's thread, every 20 ms: sent only while the mic is on."""
-        loop = self._loop
-        if self.mic_live and loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._queue_frame, frame)
-
-    def _queue_frame(self, frame: bytes) -> None:
-        queue = self._mic_queue
-        if queue is None:
-            return
-        if queue.full():
-            queue.get_nowait()  # the socket is not keeping up: the oldest frame is the stalest
-        queue.put_nowait(frame)
+    @property
+    def mic_live(self) -> bool:
+        return self.mic is not None and self.mic.live
 
     @work(exclusive=True, group="talk-mic", exit_on_error=False)
-    async def stream_mic(self, socket: AgentSocket) -> None:
-        """The microphone's frames to the socket, one ``input_audio_buffer.append`` each."""
-        queue = self._mic_queue
-        assert queue is not None
-        while True:
-            frame = await queue.get()
-            try:
-                if frame == COMMIT:
-                    await socket.commit()
-                else:
-                    await socket.send_audio(frame)
-            except errors.ApiError:
-                return  # the call has ended: CallOver says how
+    async def stream_mic(self, mic: MicStream, socket: AgentSocket) -> None:
+        await mic.send_to(socket)
 
     def _set_mic(self, live: bool) -> None:
-        was, self.mic_live = self.mic_live, live
-        self.query_one(SoundLine).mic = "on" if live else "off"
-        if was and not live:
-            for _ in range(TAIL_FRAMES):
-                self._queue_frame(bytes(FRAME_BYTES))
-            self._queue_frame(COMMIT)
+        if self.mic is not None:
+            self.mic.switch(live)
+            self.query_one(SoundLine).mic = "on" if live else "off"
 
     def _stop_mic(self) -> None:
-        self.mic_live = False
-        self.workers.cancel_group(self, "talk-mic")
-        if self._mic_queue is not None:
-            while not self._mic_queue.empty():
-                self._mic_queue.get_nowait()
         if self.mic is not None:
+            self.mic.stop()
+            self.workers.cancel_group(self, "talk-mic")
             self.query_one(SoundLine).mic = "off"
 
     def action_toggle_mic(self) -> None:
@@ -545,12 +509,7 @@ class TalkScreen(Screen[None]):
         # Leaving the screen ends the call: the worker is cancelled and its socket closed, so
         # nothing goes on billing behind the person's back. The devices and the tape go with it.
         self._leaving = True
-        self.mic_live = False
-        _close_sound(TalkAudio(self.player, self.mic))
+        if self.mic is not None:
+            self.mic.stop()
+        TalkAudio(self.player, self.mic.mic if self.mic is not None else None).close()
         self.tape.close()
-
-
-def _close_sound(sound: TalkAudio) -> None:
-    if sound.mic is not None:
-        sound.mic.close()
-    sound.player.close()
