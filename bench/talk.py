@@ -13,8 +13,8 @@ Measured over ``VAP_BENCH_TALK_SECONDS`` (default 30) of call:
 - memory: this process's resident size at the first and the last quarter of the run.
 
 Goals (issue 24): CPU under 5 % of a core, key presses p99 under 50 ms, deltas p99 under 33 ms,
-memory flat. The sandbox ends a call at 120 s of its clock, so one call bounds the run; a
-10-minute run would take several calls (Call again) and is not measured here.
+memory flat. The sandbox ends a call at 120 s of its clock, so one call bounds the run; memory
+over a 10-minute call is bench/talk_memory.py's.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ async def _run(minutes: float, speed: float) -> dict[str, Any]:
             first = None  # the heap at minute 2, what grew is counted from
             wall0 = time.monotonic()
             call_seconds = minutes * 60
-            next_sample = 0.0
+            next_sample = at = 0.0
             while not screen.ended:
                 at = (time.monotonic() - wall0) * speed  # seconds of the call, on the sandbox's clock
                 if at >= call_seconds:
@@ -119,7 +119,7 @@ async def _run(minutes: float, speed: float) -> dict[str, Any]:
             last = tracemalloc.take_snapshot()
             tracemalloc.stop()
             talk = screen.talk
-            got: dict[str, Any] = {"frames": talk.audio_frames, "turns": talk.settled_total,
+            got: dict[str, Any] = {"frames": talk.audio_frames, "turns": talk.settled_total, "minutes": at / 60,
                                    "tape_mib": len(screen.tape) / 2**20, "ended_early": screen.ended,
                                    "wall": time.monotonic() - wall0}
             growth = last.compare_to(first, "lineno") if first is not None else []
