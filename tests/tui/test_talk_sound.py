@@ -170,3 +170,29 @@ async def test_under_vap_web_the_call_says_once_it_is_text_only(monkeypatch: pyt
             assert [n for n in notes(screen) if n.startswith("Text only")] == [TALK_IN_WEB]
             await call_again(console, pilot, screen)
             assert notes(screen).count(TALK_IN_WEB) == 1
+
+
+async def test_on_real_null_devices_the_agent_plays_and_the_microphone_streams() -> None:
+    # miniaudio's null backend: real devices that discard what is played and capture silence, at
+    # the pace of a sound card (this machine has none).
+    miniaudio = pytest.importorskip("miniaudio", reason="the audio extra is not installed")
+    from vap_console.audio_stream import DevicePlayer
+
+    def null_devices(**_: object) -> TalkAudio:
+        return open_talk_audio(env={}, backends=[miniaudio.Backend.NULL])
+
+    with talk_console(sound=null_devices) as console:
+        async with console.app.run_test(size=(120, 36)) as pilot:
+            screen = await console.talking(pilot)
+            player = screen.player
+            assert isinstance(player, DevicePlayer) and screen.mic is not None
+            assert notes(screen)[0] == SOUND_ON
+            await console.play(pilot, 0.5)
+            assert screen.talk.audio_frames >= 25
+            await until(pilot, lambda: len(player.buffer) == 0)  # the device took it all
+            sent = spy_on_sent(screen)
+            await pilot.press("ctrl+t")
+            await until(pilot, lambda: sum(m["type"] == "input_audio_buffer.append" for m in sent) >= 10)
+            appended = [base64.b64decode(m["audio"]) for m in sent if m["type"] == "input_audio_buffer.append"]
+            assert {len(a) for a in appended} == {FRAME_BYTES} and not any(b"".join(appended))
+            assert not screen.ended

@@ -45,7 +45,7 @@ from vap_console.api.realtime import (
     ServerEvent,
     SessionCreated,
 )
-from vap_console.audio_stream import MicStream, TalkAudio, open_talk_audio
+from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio, open_talk_audio
 from vap_console.tui import untrusted
 from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.webcall import slots_line
@@ -214,7 +214,10 @@ class TalkScreen(Screen[None]):
     def open_sound(self) -> None:
         """Opening a device can take a moment (ALSA probes, PulseAudio connects): off the UI's loop.
         The call is dialled once the sound is settled, so its sentence comes first."""
-        sound = type(self).audio_factory(want_sound=self._want_sound)
+        try:
+            sound = type(self).audio_factory(want_sound=self._want_sound)
+        except Exception:  # noqa: BLE001 - a backend failing its own way: the call goes on, typed
+            sound = TalkAudio(SilentPlayer(), note=TALK_NO_DEVICE)
         if self._leaving:
             sound.close()
             return
@@ -498,7 +501,7 @@ class TalkScreen(Screen[None]):
         if action == "hang_up":
             return not self.ended
         if action == "toggle_mute":
-            return self.player.audible or False  # hidden where nothing plays
+            return self.player.audible  # hidden where nothing plays
         if action == "toggle_mic":
             if self.mic is None:
                 return False  # hidden where no microphone opens
