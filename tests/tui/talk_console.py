@@ -145,6 +145,9 @@ class TalkConsole:
 
         for widget in self.app.screen.query(Input):
             widget.cursor_blink = False
+        # The mouse rests on the top line, whose tooltip would show in the picture whenever taking
+        # it outlasts Textual's half-second delay (a busy machine): no tooltip comes up.
+        self.app.TOOLTIP_DELAY = 3600
         await pilot.hover(offset=(0, 0))
         await quiet(pilot, workers=False)
 
