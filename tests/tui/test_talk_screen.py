@@ -147,17 +147,3 @@ async def test_an_error_frame_is_told_and_the_call_goes_on() -> None:
             assert not screen.ended
             await console.say(pilot, "still there?")
             assert not screen.ended
-
-
-async def test_escape_and_close_both_answering_leave_only_the_talk() -> None:
-    with talk_console() as console:
-        async with console.app.run_test(size=(120, 36)) as pilot:
-            screen = await console.talking(pilot)
-            beneath = console.app.screen_stack[-2]
-            await pilot.press("escape")
-            await until(pilot, lambda: screen.ended)
-            # Esc, and a click on Close, both on their way before the first is handled:
-            screen.action_back()
-            screen.action_back()
-            await until(pilot, lambda: console.app.screen is beneath)
-            assert console.app.is_running and console.app._exception is None
