@@ -261,7 +261,7 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         if old_calls is not None:
             await old_calls.aclose()
         self.connection = "connecting"
-        self.stale.mark(*self.MODES)
+        self.invalidate(*self.MODES)  # the area on view reloads now (Profiles may have been left meanwhile)
         resume_remembered(self)
         await old_stack.aclose()
 
