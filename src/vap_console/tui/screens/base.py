@@ -299,6 +299,12 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
                    for worker in self.workers)
 
     def reload_if_stale(self) -> None:
+        if not self.is_mounted:
+            # Asked from another task (a worker's or another screen's invalidate, a timer) in the
+            # moment this area, just switched to, is being built: its widgets are not there yet.
+            # Asked again once it is up (its on_mount has loaded it, unless the data changed since).
+            self.call_later(self.reload_if_stale)
+            return
         if self.AREA in self.services.stale:
             self.reload()
 

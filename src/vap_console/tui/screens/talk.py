@@ -47,6 +47,7 @@ from vap_console.api.realtime import (
 )
 from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio, open_talk_audio
 from vap_console.tui import untrusted
+from vap_console.tui.screens.answers_once import answered_already
 from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.webcall import slots_line
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -383,7 +384,10 @@ class TalkScreen(Screen[None]):
         self.notify(f"Not sent: {message.failure} Your text is kept.", severity="error")
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        # Esc and a click on Close can both be on their way: Textual's dismiss pops whatever is on
+        # top, so the second closed Agents beneath, or with nothing beneath stopped the console.
+        if not answered_already(self):
+            self.dismiss(None)
 
     def action_hang_up(self) -> None:
         socket = self._socket
