@@ -13,8 +13,8 @@ Measured over ``VAP_BENCH_TALK_SECONDS`` (default 30) of call:
 - memory: this process's resident size at the first and the last quarter of the run.
 
 Goals (issue 24): CPU under 5 % of a core, key presses p99 under 50 ms, deltas p99 under 33 ms,
-memory flat. The sandbox ends a call at 120 s of its clock, so one call bounds the run; a
-10-minute run would take several calls (Call again) and is not measured here.
+memory flat. The sandbox ends a call at 120 s of its clock, so one call bounds the run; memory
+over a 10-minute call is bench/talk_memory.py's.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ async def _run(seconds: float) -> dict[str, Any]:
     from vap_console.api import VapClient
     from vap_console.api.audio import SilentPlayer
     from vap_console.api.conversation import Conversation
+    from vap_console.audio_stream import TalkAudio
     from vap_console.sandbox.keys import DEFAULT_KEY
     from vap_console.tui.app import make_app
     from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
@@ -71,8 +72,8 @@ async def _run(seconds: float) -> dict[str, Any]:
             arrived.append(event.received_at)
         return apply(self, event)
 
-    def shown(self: TranscriptView, turn: Any) -> None:
-        show_live(self, turn)
+    def shown(self: TranscriptView, turn: Any, held: Any = None) -> None:
+        show_live(self, turn, held)
         if arrived:
             at = arrived.pop()
             arrived.clear()
@@ -81,8 +82,8 @@ async def _run(seconds: float) -> dict[str, Any]:
     # Measuring: both undone below.
     Conversation.apply = applied  # type: ignore[method-assign]
     TranscriptView.show_live = shown  # type: ignore[method-assign]
-    own = TalkScreen.__dict__["player_factory"]
-    TalkScreen.player_factory = staticmethod(lambda **_: (SilentPlayer(), ""))
+    own = TalkScreen.__dict__["audio_factory"]
+    TalkScreen.audio_factory = staticmethod(lambda **_: TalkAudio(SilentPlayer()))
     try:
         app = make_app(client_factory=lambda: VapClient(url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport()),
                        profile_name="sandbox", base_url=url, settings=Settings(), start_screen="agents",
@@ -122,7 +123,7 @@ async def _run(seconds: float) -> dict[str, Any]:
     finally:
         Conversation.apply = apply  # type: ignore[method-assign]
         TranscriptView.show_live = show_live  # type: ignore[method-assign]
-        TalkScreen.player_factory = own
+        TalkScreen.audio_factory = own
         proc.kill()
         proc.wait()
     quarter = max(1, len(rss) // 4)

@@ -12,9 +12,9 @@ from vap_console.tui.widgets.talk import TranscriptView
 
 
 async def test_the_talk_bench_measures_a_short_call() -> None:
-    apply, show_live, factory = Conversation.apply, TranscriptView.show_live, TalkScreen.__dict__["player_factory"]
+    apply, show_live, factory = Conversation.apply, TranscriptView.show_live, TalkScreen.__dict__["audio_factory"]
     got = await talk_bench._run(3.0)
     assert got["frames"] > 50 and got["deltas"] and got["keys"]
     assert all(math.isfinite(v) and v > 0 for v in (got["cpu"], got["rss_start"], got["rss_end"]))
     assert Conversation.apply is apply and TranscriptView.show_live is show_live
-    assert TalkScreen.__dict__["player_factory"] is factory
+    assert TalkScreen.__dict__["audio_factory"] is factory

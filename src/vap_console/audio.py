@@ -28,9 +28,13 @@ from typing import Any, Protocol
 # so it is named again here rather than imported; tests/test_audio_player.py holds them equal).
 IN_BROWSER = "VAP_IN_BROWSER"
 
-NO_MODULE = ("sound is off: the audio extra is not installed (pip install 'vap-console[audio]'), "
-             "so samples are saved instead")
-NO_DEVICE = "sound is off: no audio output device opens on this machine, so samples are saved instead"
+# Why sound is off, in words shared by the Voices screen (samples saved instead) and the Talk
+# screen (the call is text-only).
+WHY_NO_MODULE = "the audio extra is not installed (pip install 'vap-console[audio]')"
+WHY_NO_DEVICE = "no audio output device opens on this machine"
+WHY_IN_WEB = "under `vap web` sound would play on the server, not in your browser"
+NO_MODULE = f"sound is off: {WHY_NO_MODULE}, so samples are saved instead"
+NO_DEVICE = f"sound is off: {WHY_NO_DEVICE}, so samples are saved instead"
 IN_WEB = "sound is off under `vap web` (it would play on the server), so samples are saved instead"
 
 
@@ -107,7 +111,7 @@ def _chunks(pcm: bytes, frame_bytes: int) -> Any:
 _ALSA_QUIET: list[Any] = []  # the no-op handler, kept alive for as long as libasound may call it
 
 
-def _silence_alsa() -> None:
+def silence_alsa() -> None:
     """libasound prints every failed lookup to stderr: give it a handler that prints nothing."""
     if _ALSA_QUIET:
         return
@@ -135,7 +139,7 @@ def open_player(env: dict[str, str] | None = None) -> tuple[Player, str | None]:
         import miniaudio
     except Exception:  # noqa: BLE001 - not installed, or its native code will not load
         return SilentPlayer(), NO_MODULE
-    _silence_alsa()
+    silence_alsa()
     try:
         device = miniaudio.PlaybackDevice(output_format=miniaudio.SampleFormat.SIGNED16, nchannels=1,
                                           sample_rate=24_000)

@@ -74,19 +74,28 @@ def test_a_lost_placement_is_kept_as_outcome_unknown_until_resolved(ledger: Ledg
 
 
 def test_spend_per_day_and_totals(ledger: Ledger) -> None:
+    # Days long past: the chart's last day is the one asked for, not the machine's today.
     ledger.add_many([
-        {"call_id": "a", "agent": "ua_front", "kind": "web", "noted_at": "2026-11-25T10:00:00Z", "credits": 6},
-        {"call_id": "b", "agent": "ua_front", "kind": "outbound", "noted_at": "2026-11-26T09:00:00Z", "credits": 3,
+        {"call_id": "a", "agent": "ua_front", "kind": "web", "noted_at": "2025-03-09T10:00:00Z", "credits": 6,
+         "duration_seconds": 40},
+        {"call_id": "b", "agent": "ua_front", "kind": "outbound", "noted_at": "2025-03-10T09:00:00Z", "credits": 3,
          "duration_seconds": 20},
-        {"call_id": "c", "agent": "ua_sales", "kind": "outbound", "noted_at": "2026-11-26T11:00:00Z"},
-        {"call_id": "old", "agent": "ua_sales", "kind": "web", "noted_at": "2026-09-01T11:00:00Z", "credits": 50},
+        {"call_id": "c", "agent": "ua_sales", "kind": "outbound", "noted_at": "2025-03-10T11:00:00Z"},
+        {"call_id": "old", "agent": "ua_sales", "kind": "web", "noted_at": "2025-01-01T11:00:00Z", "credits": 50},
     ])
-    days = ledger.per_day(30, today=date(2026, 11, 26))
-    assert len(days) == 30 and days[-1].day == date(2026, 11, 26)
+    days = ledger.per_day(30, today=date(2025, 3, 10))
+    assert len(days) == 30 and days[-1].day == date(2025, 3, 10)
     assert (days[-1].calls, days[-1].credits) == (2, 3) and (days[-2].calls, days[-2].credits) == (1, 6)
-    assert sum(d.calls for d in days) == 3  # September is outside the 30 days
-    assert [(t.name, t.calls, t.credits) for t in ledger.totals("kind")] == [("web", 2, 56), ("outbound", 2, 3)]
+    assert sum(d.calls for d in days) == 3 and sum(d.credits for d in days) == 9  # January is outside
+    assert [(t.name, t.calls, t.credits, t.seconds) for t in ledger.totals("kind")] == [
+        ("web", 2, 56, 40), ("outbound", 2, 3, 20)]
     assert ledger.totals("agent")[0].name == "ua_sales"
+
+
+def test_todays_calls_are_on_the_charts_last_day(ledger: Ledger) -> None:
+    ledger.record_started("c1", "ua_front", "web")
+    days = ledger.per_day(7)
+    assert days[-1].day == datetime.now(UTC).date() and days[-1].calls == 1
 
 
 def test_the_file_is_per_profile_in_the_data_directory(tmp_path: Path, monkeypatch) -> None:
@@ -105,6 +114,14 @@ def test_the_schema_is_versioned_and_a_newer_file_is_refused(ledger: Ledger) -> 
     conn.close()
     with pytest.raises(LedgerTooNew, match="update vap-console"):
         Ledger("work", path=ledger.path).entries()
+
+
+def test_the_next_command_opens_the_same_file_and_finds_its_calls(ledger: Ledger) -> None:
+    ledger.record_started("c1", "ua_front", "web")
+    later = Ledger("work", path=ledger.path)  # another `vap` run, or the console started after it
+    assert [e.call_id for e in later.entries()] == ["c1"]
+    later.record_started("c2", "ua_front", "web")
+    assert ledger.count() == 2
 
 
 def test_a_bad_kind_or_empty_id_changes_nothing(ledger: Ledger) -> None:
@@ -128,3 +145,15 @@ def test_a_call_the_server_does_not_have_is_not_read_again(ledger: Ledger) -> No
     assert ledger.open_ids() == ["c1"]
     gone = ledger.get("c2")
     assert gone is not None and gone.shown_status == "not found" and not gone.open and gone.read_error == "No call here"
+
+
+def test_a_call_is_read_again_until_it_ends(ledger: Ledger) -> None:
+    ledger.record_started("new", "a", "web")
+    ledger.record_started("calling", "a", "outbound", status="calling")
+    for call_id, status in (("done", "completed"), ("busy", "failed"), ("no-answer", "expired")):
+        ledger.cache_record(_record(id=call_id, status=status))
+    ledger.record_unknown("a", "outbound", idempotency_key="key-1")
+    is_open = {e.call_id: e.open for e in ledger.entries()}
+    assert is_open == {"new": True, "calling": True, "done": False, "busy": False, "no-answer": False,
+                       None: False}  # the lost placement has no id to read
+    assert sorted(ledger.open_ids()) == ["calling", "new"]

@@ -1,10 +1,12 @@
-"""The ledger from several processes at once (issue 25 point 1): two writers lose nothing, and a
-writer killed mid-write (SIGKILL) leaves a file that opens and holds every committed call."""
+"""The ledger from several processes at once (issue 25 point 1): a reader does not wait for a writer,
+two writers lose nothing, and a writer killed mid-write (SIGKILL) leaves a file that opens and holds
+every committed call."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -19,6 +21,21 @@ def _writer(path: Path, prefix: str, count: int) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "tests.ledger.writer", str(path), prefix, str(count)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_the_list_is_read_while_another_process_is_writing(tmp_path: Path) -> None:
+    ledger = Ledger("work", path=tmp_path / "calls.sqlite3")
+    ledger.record_started("c1", "ua_front", "web")
+    other = sqlite3.connect(ledger.path, isolation_level=None)  # `vap calls place` mid-write, say
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO calls (call_id, kind, noted_at) VALUES ('c2', 'web', '2026-11-26T09:00:00Z')")
+        # No waiting for that writer (it would end in "database is locked"): what is committed is read.
+        assert [e.call_id for e in ledger.entries()] == ["c1"]
+        other.execute("COMMIT")
+    finally:
+        other.close()
+    assert {e.call_id for e in ledger.entries()} == {"c1", "c2"}
 
 
 def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:

@@ -62,6 +62,23 @@ def test_an_answer_read_before_the_turn_was_marked_sent_took_no_time() -> None:
     assert talk.live.answer_ms == 0.0
 
 
+def test_a_line_typed_while_the_agent_speaks_comes_after_the_turn_it_typed_over() -> None:
+    # The greeting is still arriving when the person's typed line is heard: the greeting began
+    # first, so the transcript reads greeting, then the line, then the answer to it.
+    talk = Conversation()
+    talk.apply(ev(0, type="session.created", call_id="c"))
+    talk.apply(ev(1, type="agent_start_talking"))
+    talk.apply(ev(1.5, type="transcript.delta", role="assistant", text="Namaste! How may"))
+    assert talk.apply(ev(2, type="transcript", role="user", text="Opening hours?")) == {LIVE}
+    assert list(talk.turns) == [] and [t.text for t in talk.held] == ["Opening hours?"]
+    talk.apply(ev(3, type="transcript", role="assistant", text="Namaste! How may I help?"))
+    talk.apply(ev(4, type="agent_start_talking"))
+    talk.apply(ev(5, type="transcript", role="assistant", text="We open at nine."))
+    assert [(t.role, t.text) for t in talk.turns] == [
+        ("assistant", "Namaste! How may I help?"), ("user", "Opening hours?"), ("assistant", "We open at nine.")]
+    assert talk.settled_total == 3 and talk.held == []
+
+
 def test_an_interruption_marks_how_much_had_been_said() -> None:
     talk = Conversation()
     talk.apply(ev(0, type="session.created", call_id="c"))

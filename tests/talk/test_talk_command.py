@@ -15,13 +15,13 @@ def test_a_conversation_prints_its_transcript_and_says_how_it_ended(talker: Talk
     assert result.out.splitlines() == [
         f"agent: {PRIYA_GREETING}",
         "you: What are your opening hours?",
-        "agent: This is Priya. You said: What are your opening hours?. How else can I help?",
+        "agent: This is Priya. You said: What are your opening hours? How else can I help?",
     ]
     assert "This charges your account: a call over the agent socket is billed from the moment the agent answers" \
         in result.said
     assert "You hung up. Billed for" in result.said
     (call,) = talker.started
-    assert call[1:] == (talker.ref(), "socket") and call[0]
+    assert call[1:] == (talker.ref(), "talk") and call[0]
 
 
 def test_the_agent_ending_the_call_stops_the_script(talker: Talker) -> None:

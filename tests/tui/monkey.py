@@ -298,8 +298,11 @@ def generate(seed: int, count: int) -> list[Event]:
 # --- the session --------------------------------------------------------------------------------
 
 BASE_URL = "http://sandbox.test"
-# Workers that run for as long as their screen: the rental polls, DirectoryTree's loader queue.
-BACKGROUND_GROUPS = frozenset({"rental-poll", "rental-resume", "_loader"})
+# Workers that run for as long as their screen: the rental polls, DirectoryTree's loader queue, a
+# talk call, which lasts until the person hangs up (on the profiles that point at the served
+# sandbox it connects and goes on: seed 102 was reported "stalled" on a call in progress), and the
+# Calls area reading its open calls every few seconds until they end (seeds 14 and 231).
+BACKGROUND_GROUPS = frozenset({"rental-poll", "rental-resume", "_loader", "talk-call", "poll"})
 STALL_SECONDS = 15.0  # a request worker still running after this (in-process sandbox): a hang
 ESCAPES = 12
 TOAST_EVENTS = 6  # a toast stays for this many events

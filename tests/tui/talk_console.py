@@ -4,7 +4,7 @@ so a Talk scene renders the same on every run."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -16,8 +16,9 @@ from textual.pilot import Pilot
 from tests.sandbox.socket_calls import PRIYA_GREETING, frame_count, loud, speaking_seconds
 from tests.tui.console_scenes import quiet, until
 from vap_console.api import VapClient
-from vap_console.api.audio import TEXT_ONLY, SilentPlayer
+from vap_console.api.audio import SilentPlayer
 from vap_console.api.realtime import AgentSocket, RegisteredCall, socket_url
+from vap_console.audio_stream import TALK_NO_MODULE, TalkAudio
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.keys import DEFAULT_KEY
 from vap_console.sandbox.server import RunningSandbox, start_in_thread
@@ -144,18 +145,21 @@ class TalkConsole:
 
         for widget in self.app.screen.query(Input):
             widget.cursor_blink = False
+        # The mouse rests on the top line, whose tooltip would show in the picture whenever taking
+        # it outlasts Textual's half-second delay (a busy machine): no tooltip comes up.
+        self.app.TOOLTIP_DELAY = 3600
         await pilot.hover(offset=(0, 0))
         await quiet(pilot, workers=False)
 
 
-def no_sound_support(*, want_sound: bool = True) -> tuple[SilentPlayer, str]:
-    """As on a machine without sound, whatever this one has installed."""
-    return SilentPlayer(), TEXT_ONLY
+def no_sound_support(*, want_sound: bool = True) -> TalkAudio:
+    """As on a machine without the audio extra, whatever this one has installed."""
+    return TalkAudio(SilentPlayer(), note=TALK_NO_MODULE)
 
 
 @contextmanager
 def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool = False,
-                 **screen_options: Any) -> Iterator[TalkConsole]:
+                 sound: Callable[..., TalkAudio] | None = None, **screen_options: Any) -> Iterator[TalkConsole]:
     clock = VirtualClock()
     with start_in_thread(clock=clock, faults=faults) as live:
         kind = SpentTokens if spent_tokens else LiveClient
@@ -165,9 +169,9 @@ def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool
 
         app = make_app(client_factory=client, profile_name="sandbox", base_url=SHOWN_BASE_URL,
                        clock=clock.now, settings=Settings(), start_screen="agents", on_sandbox=True)
-        own = TalkScreen.__dict__["player_factory"]
-        TalkScreen.player_factory = staticmethod(no_sound_support)
+        own = TalkScreen.__dict__["audio_factory"]
+        TalkScreen.audio_factory = staticmethod(sound or no_sound_support)
         try:
             yield TalkConsole(app, clock, live)
         finally:
-            TalkScreen.player_factory = own
+            TalkScreen.audio_factory = own

@@ -79,6 +79,7 @@ async def test_a_web_call_started_on_agents_is_in_calls_and_read_to_its_end(tmp_
         await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen) and statuses(pilot.app) == ["calling"])
         [entry] = calls_screen(pilot.app).items.values()
         assert entry.kind == "web" and entry.call_id
+        assert plain(pilot.app.screen.query_one("#list-count", Static)).startswith("1 call ·")
         console.clock.advance(130)
         await until(pilot, lambda: statuses(pilot.app) == ["expired"])
         entry = next(iter(calls_screen(pilot.app).items.values()))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from textual.widgets import Input, Static
 
 from tests.tui.console_scenes import click, click_again, run_from_palette, until
-from tests.tui.talk_console import PRIYA_GREETING, talk_console
+from tests.tui.talk_console import PRIYA_GREETING, speaking_seconds, talk_console
 from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
 from vap_console.tui.widgets.talk import BilledTimer, SpeakingIndicator
 
@@ -16,8 +16,12 @@ def end_text(screen: TalkScreen) -> str:
     return str(screen.query_one("#talk-end-text", Static).content)
 
 
-async def test_a_conversation_streams_settles_and_hangs_up() -> None:
+async def test_a_conversation_streams_settles_and_hangs_up(tmp_path) -> None:
+    from vap_console.ledger import Ledger
+    from vap_console.tui.call_book import CallBook
+
     with talk_console() as console:
+        book = console.app.calls = CallBook(Ledger("sandbox", data_dir=tmp_path), print, console.app.now)
         async with console.app.run_test(size=(120, 36)) as pilot:
             screen = await console.talking(pilot)
             assert screen.query_one(SpeakingIndicator).state == "speaking"
@@ -29,6 +33,10 @@ async def test_a_conversation_streams_settles_and_hangs_up() -> None:
             assert [t.text for t in screen.talk.turns] == [PRIYA_GREETING]
             assert screen.query_one(SpeakingIndicator).state == "listening"
             assert screen.query_one(BilledTimer).seconds >= 4
+            # Billed from session.created: in the calls ledger as a Talk call, under its agent.
+            await book.flushed()
+            kept = book.ledger.get(screen.talk.call_id)
+            assert kept is not None and (kept.kind, kept.agent) == ("talk", screen.agent.ref)
             await console.say(pilot, "hello")
             assert screen.query_one("#say", Input).value == ""
             assert [t.text for t in screen.talk.turns][-1] == "hello"
@@ -142,8 +150,27 @@ async def test_an_error_frame_is_told_and_the_call_goes_on() -> None:
             screen = await console.talking(pilot)
             await console.greeted(pilot)
             await screen._socket._send({"type": "input_audio_buffer.append", "audio": "not base64!"})
-            notes = lambda: " ".join(str(w.content) for w in screen.query(".talk-note"))  # noqa: E731
+            notes = lambda: " ".join(screen.transcript.notes)  # noqa: E731
             await until(pilot, lambda: "The service reported invalid_audio" in notes())
             assert not screen.ended
             await console.say(pilot, "still there?")
             assert not screen.ended
+
+
+async def test_a_line_typed_over_the_greeting_is_shown_after_it() -> None:
+    from tests.tui.console_scenes import quiet
+
+    with talk_console() as console:
+        async with console.app.run_test(size=(80, 24)) as pilot:
+            screen = await console.talking(pilot)
+            await pilot.press(*"hello", "enter")
+            await until(pilot, lambda: screen.talk.held)
+            await quiet(pilot, workers=False)
+            said = [line for line in screen.transcript.lines if line.startswith(("Agent:", "You:"))]
+            assert said[-2].startswith("Agent: ") and said[-2].endswith("▍") and said[-1] == "You: hello"
+            # The answer to "hello" starts as the greeting ends: the agent is speaking again.
+            await console.advance(pilot, speaking_seconds(PRIYA_GREETING), lambda: screen.talk.agent_turns >= 1)
+            await quiet(pilot, workers=False)
+            said = [line for line in screen.transcript.lines if line.startswith(("Agent:", "You:"))]
+            assert said[:2] == [f"Agent: {PRIYA_GREETING}", "You: hello"]
+            assert said.count("You: hello") == 1

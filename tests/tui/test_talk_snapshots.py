@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from tests.tui.console_scenes import until
 from tests.tui.talk_console import PRIYA_GREETING, TalkConsole, loud, speaking_seconds, talk_console
 
-REPLY = "This is Priya. You said: What are your opening hours?. How else can I help?"
+REPLY = "This is Priya. You said: What are your opening hours? How else can I help?"
 GOODBYE = "Thank you for calling Sharma Dental Clinic. Goodbye!"
 
 

@@ -31,6 +31,9 @@ async def settle(pilot) -> None:
     for screen in pilot.app.screen_stack:
         for widget in screen.query(Input):
             widget.cursor_blink = False
+    # The mouse rests on the top line, whose tooltip would show in the picture whenever taking
+    # it outlasts Textual's half-second delay (a busy machine): no tooltip comes up.
+    pilot.app.TOOLTIP_DELAY = 3600
     await pilot.hover(offset=(0, 0))
     await until(pilot, lambda: not pilot.app.screen.query("Button.-active"))
     # Buttons mounted with a banner, a focus that moves a message later: wait until two frames in

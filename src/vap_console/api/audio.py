@@ -1,29 +1,36 @@
 """The agent's audio on this machine, behind one small interface (Textual-free).
 
 ``Player`` is what the Talk screen feeds each ``output_audio.delta`` to and flushes on an
-``interruption``. ``SilentPlayer`` plays nothing: tests, ``vap web``, and (until a device player is
-built) every machine use it, and the screen says once that the call is text-only. ``open_player()``
-picks one and says why it is silent.
+``interruption``. ``SilentPlayer`` plays nothing: tests, ``vap web`` and machines without the
+audio extra or a device use it, and the screen says once that the call is text-only. The device
+player and the choice between them are in ``vap_console/audio_stream.py``.
 
-``AudioTape`` keeps what the agent said (PCM s16le, 24 kHz, mono) so ``s`` can save it as a WAV;
-it keeps at most ``MAX_TAPE_SECONDS`` (a call's longest, with room to spare), then stops growing.
+``AudioTape`` keeps what the agent said (PCM s16le, 24 kHz, mono) so ``ctrl+s`` can save it as a
+WAV. It keeps the whole call in an unnamed temporary file, not in memory: 2.88 MB a minute of the
+agent's speech (48,000 bytes a second) would otherwise grow the console's memory for as long as
+the call lasts. The file is gone when the tape is closed (or the process ends).
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import wave
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 from vap_console.api.realtime import SAMPLE_RATE, SAMPLE_WIDTH
 
-MAX_TAPE_SECONDS = 30 * 60
+# A WAV's sizes are 32-bit: about 24.8 hours of 24 kHz 16-bit mono fit; a tape stops short of that.
+MAX_TAPE_SECONDS = 24 * 3600
 
 
 class Player(Protocol):
     """Plays the agent's speech as it arrives."""
 
     audible: bool
+    # Muted: what arrives is still taken (and saved) but not heard.
+    muted: bool
 
     def play(self, pcm: bytes) -> None: ...
 
@@ -39,6 +46,7 @@ class SilentPlayer:
     audible = False
 
     def __init__(self) -> None:
+        self.muted = False
         self.frames = 0
         self.flushes = 0
 
@@ -52,42 +60,74 @@ class SilentPlayer:
         pass
 
 
-TEXT_ONLY = "Text only: this console does not play the agent's voice yet; ctrl+s saves it as a WAV."
-
-
-def open_player(*, want_sound: bool = True) -> tuple[Player, str]:
-    """A player and, when it is silent, the sentence saying why (shown once). Playing through a
-    device (an optional ``vap-console[audio]`` extra with miniaudio) is not built yet: until it is,
-    every call is text-only and the screen says so rather than promise an extra that does nothing."""
-    if not want_sound:
-        return SilentPlayer(), "Text only: the console in a browser plays no sound; ctrl+s saves it as a WAV."
-    return SilentPlayer(), TEXT_ONLY
-
-
 class AudioTape:
-    """What the agent said, to save as a WAV."""
+    """What the agent said, spooled to a temporary file, to save as a WAV."""
 
     def __init__(self, sample_rate: int = SAMPLE_RATE, max_seconds: int = MAX_TAPE_SECONDS) -> None:
         self.sample_rate = sample_rate
-        self._pcm = bytearray()
+        self._file: IO[bytes] | None = None
+        self._size = 0
         self._max = sample_rate * SAMPLE_WIDTH * max_seconds
 
     def add(self, pcm: bytes) -> None:
-        room = self._max - len(self._pcm)
-        if room > 0:
-            self._pcm += pcm[:room - room % SAMPLE_WIDTH]
+        room = self._max - self._size
+        if room <= 0 or not pcm:
+            return
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(prefix="vap-call-")  # noqa: SIM115 - kept open for the call
+        piece = pcm[:room - room % SAMPLE_WIDTH]
+        self._file.write(piece)
+        self._size += len(piece)
 
     @property
     def seconds(self) -> float:
-        return len(self._pcm) / (self.sample_rate * SAMPLE_WIDTH)
+        return self._size / (self.sample_rate * SAMPLE_WIDTH)
 
     def __len__(self) -> int:
-        return len(self._pcm)
+        return self._size
 
     def save(self, path: Path) -> None:
-        """Write a 16-bit mono WAV (OSError if it cannot be written)."""
+        """Write a 16-bit mono WAV of everything so far (OSError if it cannot be written); the tape
+        goes on recording."""
         with wave.open(str(path), "wb") as out:
             out.setnchannels(1)
             out.setsampwidth(SAMPLE_WIDTH)
             out.setframerate(self.sample_rate)
-            out.writeframes(bytes(self._pcm))
+            if self._file is None:
+                return
+            self._file.flush()
+            self._file.seek(0)
+            try:
+                shutil.copyfileobj(_Limited(self._file, self._size), _Frames(out), 1 << 16)
+            finally:
+                self._file.seek(0, 2)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class _Limited:
+    """The first ``size`` bytes of a file (what was written when the save began)."""
+
+    def __init__(self, source: IO[bytes], size: int) -> None:
+        self._source = source
+        self._left = size
+
+    def read(self, count: int = -1) -> bytes:
+        count = self._left if count < 0 else min(count, self._left)
+        data = self._source.read(count)
+        self._left -= len(data)
+        return data
+
+
+class _Frames:
+    """A wave writer as a file to copy into."""
+
+    def __init__(self, out: wave.Wave_write) -> None:
+        self._out = out
+
+    def write(self, data: bytes) -> int:
+        self._out.writeframesraw(data)
+        return len(data)

@@ -4,7 +4,8 @@
 screen redraws only those widgets and ``vap agents talk|test`` read the same state:
 
 * ``TURNS``: the settled turns (a bounded deque: a long call keeps its last ``max_turns``);
-* ``LIVE``: the agent's turn in progress, from ``transcript.delta`` until its ``transcript``;
+* ``LIVE``: the agent's turn in progress, from ``transcript.delta`` until its ``transcript``, and
+  the person's turns heard meanwhile (``held``: they settle after it, in the order things were said);
 * ``SPEAKING``: whether the agent is talking (``agent_start_talking``/``agent_stop_talking``);
 * ``BILLING``: the call started (``session.created``: billed from here) or ended;
 * ``STATUS``: an ``error`` frame, ``session.closed``, or the socket's end;
@@ -81,6 +82,9 @@ class Conversation:
     # Every turn settled so far, both sides (the deque keeps only the last ``max_turns``).
     settled_total: int = 0
     sent_at: float | None = None
+    # The person's turns heard while the agent's turn was still arriving. A typed line does not
+    # stop the agent (only speech over it does), so its turn started first and is kept first.
+    held: list[Turn] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.turns = deque(self.turns, maxlen=self.max_turns)
@@ -149,7 +153,9 @@ class Conversation:
         turn.text = text
         self.turns.append(turn)
         self.agent_turns += 1
-        self.settled_total += 1
+        self.settled_total += 1 + len(self.held)
+        self.turns.extend(self.held)
+        self.held = []
         self.live = None
 
     def _created(self, event: ServerEvent) -> set[str]:
@@ -179,6 +185,9 @@ class Conversation:
         if event.role == "assistant":
             self._settle(event.text)
             return {TURNS, LIVE}
+        if self.live is not None:
+            self.held.append(Turn(event.role, event.text))
+            return {LIVE}
         self.turns.append(Turn(event.role, event.text))
         self.settled_total += 1
         return {TURNS}

@@ -56,7 +56,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     """Bring the file to SCHEMA_VERSION; the version it was at. The caller holds no transaction."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version > SCHEMA_VERSION:
             raise LedgerTooNew(
                 f"the calls ledger is at schema version {version}, newer than this vap-console "
@@ -71,4 +71,4 @@ def migrate(conn: sqlite3.Connection) -> int:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-    return version
+    return int(version)

@@ -180,8 +180,9 @@ class Ledger:
         if not self._ready:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: autocommit, so each statement is its own short transaction and
-        # BEGIN IMMEDIATE is ours to write where a read and a write must go together.
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        # BEGIN IMMEDIATE is ours to write where a read and a write must go together. Closing the
+        # connection (always, below) rolls back a transaction an exception left open.
+        conn = sqlite3.connect(self.path, isolation_level=None)
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not self._ready:
@@ -238,22 +239,16 @@ class Ledger:
             )
             return int(cursor.lastrowid or 0)
 
-    def resolve_unknown(self, row: int, call_id: str | None) -> None:
-        """What became of a lost placement: its call id, or None (no call came of it: removed)."""
+    def resolve_unknown(self, row: int, call_id: str) -> None:
+        """What became of a lost placement: its call id, found (the row takes it)."""
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
-            try:
-                if call_id is None:
-                    conn.execute("DELETE FROM calls WHERE row = ? AND outcome = 'unknown'", (row,))
-                elif conn.execute("SELECT 1 FROM calls WHERE call_id = ?", (call_id,)).fetchone():
-                    # Known already (added by hand meanwhile): the lost placement was that call.
-                    conn.execute("DELETE FROM calls WHERE row = ? AND outcome = 'unknown'", (row,))
-                else:
-                    conn.execute("UPDATE calls SET call_id = ?, outcome = NULL WHERE row = ?", (call_id, row))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            if conn.execute("SELECT 1 FROM calls WHERE call_id = ?", (call_id,)).fetchone():
+                # Known already (added by hand meanwhile): the lost placement was that call.
+                conn.execute("DELETE FROM calls WHERE row = ? AND outcome = 'unknown'", (row,))
+            else:
+                conn.execute("UPDATE calls SET call_id = ?, outcome = NULL WHERE row = ?", (call_id, row))
+            conn.execute("COMMIT")
 
     def cache_record(self, record: CallRecord, *, at: datetime | None = None) -> None:
         """What GET /v1/calls/{id} said, kept on the call (added first when it is not there)."""
@@ -263,7 +258,7 @@ class Ledger:
             "status": record.status, "end_reason": record.end_reason,
             "duration_seconds": record.duration_seconds, "credits": record.credits_charged,
             "summary": record.summary, "transcript": transcript,
-            "has_recording": 1 if record.recording_url else 0,
+            "has_recording": bool(record.recording_url),
             "created_at": _iso(record.created_at), "ended_at": _iso(record.ended_at),
             "read_at": _iso(at or _now()),
         }
@@ -278,7 +273,7 @@ class Ledger:
             conn.execute(f"UPDATE calls SET {sets}, read_error = NULL WHERE call_id = :call_id",
                          {**values, "call_id": record.id})
 
-    def record_unreadable(self, call_id: str, problem: str, *, at: datetime | None = None, gone: bool = False) -> None:
+    def record_unreadable(self, call_id: str, problem: str, *, at: datetime | None = None, gone: bool) -> None:
         """The call's record could not be read (``problem`` says why); ``gone``: the server does
         not have it, so it is not read again."""
         with self._connect() as conn:
@@ -287,7 +282,7 @@ class Ledger:
 
     # --- reading ---
 
-    def entries(self, text: str = "", *, limit: int | None = None, transcripts: bool = False) -> list[CallEntry]:
+    def entries(self, text: str = "", *, transcripts: bool = False) -> list[CallEntry]:
         """Newest first. ``text`` keeps the calls whose agent, status, kind, number or words said
         contain it (any case); ``transcripts`` reads what was said too (the console's list)."""
         where: str = ""
@@ -301,8 +296,6 @@ class Ledger:
             args = (like,)
         extra = ", transcript" if transcripts else ""
         sql = f"SELECT {_COLUMNS}{extra} FROM calls {where} ORDER BY noted_at DESC, row DESC"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
         with self._connect() as conn:
             if transcripts:
                 return [_entry(r[:-1], r[-1]) for r in conn.execute(sql, args)]
@@ -312,11 +305,6 @@ class Ledger:
         with self._connect() as conn:
             found = conn.execute(f"SELECT {_COLUMNS}, transcript FROM calls WHERE call_id = ?",
                                  (call_id,)).fetchone()
-        return _entry(found[:-1], found[-1]) if found else None
-
-    def get_row(self, row: int) -> CallEntry | None:
-        with self._connect() as conn:
-            found = conn.execute(f"SELECT {_COLUMNS}, transcript FROM calls WHERE row = ?", (row,)).fetchone()
         return _entry(found[:-1], found[-1]) if found else None
 
     def with_transcripts(self) -> list[CallEntry]:
@@ -332,9 +320,9 @@ class Ledger:
                 "SELECT call_id FROM calls WHERE call_id IS NOT NULL AND "
                 "(status IS NULL OR status NOT IN ('completed', 'failed', 'expired', ?)) ORDER BY noted_at", (GONE,)
             ).fetchall()
-        return [r[0] for r in rows]
+        return [call_id for (call_id,) in rows]
 
-    def per_day(self, days: int = 30, *, today: date | None = None) -> list[DaySpend]:
+    def per_day(self, days: int, *, today: date | None = None) -> list[DaySpend]:
         """Calls and credits per day (UTC) over the last ``days`` days, today last, gaps as 0."""
         last = today or _now().date()
         first = last - timedelta(days=days - 1)
@@ -364,7 +352,8 @@ class Ledger:
 
     def count(self) -> int:
         with self._connect() as conn:
-            return int(conn.execute("SELECT count(*) FROM calls").fetchone()[0])
+            (count,) = conn.execute("SELECT count(*) FROM calls").fetchone()
+        return int(count)
 
     def add_many(self, entries: Sequence[dict[str, Any]]) -> None:
         """Bulk rows in one transaction (the bench's 10,000-call ledger; tests)."""

@@ -142,7 +142,7 @@ async def _read(call: AgentSocket, run: Run, answers: _Answers, on_event: EventS
             if isinstance(event, Transcript) and event.role == "assistant" and talk.turns:
                 run.segments[-1].append(talk.turns[-1])
             if isinstance(event, SessionCreated) and on_call_started is not None:
-                on_call_started(event.call_id, agent_ref, "socket")
+                on_call_started(event.call_id, agent_ref, "talk")
             if on_event is not None:
                 on_event(event, talk)
             answers.saw(event, talk, speaking_before)

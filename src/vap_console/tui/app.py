@@ -58,6 +58,8 @@ from vap_console.tui.untrusted import LiteralApp
 from vap_console.tui.widgets.banner import Banner
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from vap_console.credentials import ResolvedCredentials
 
 T = TypeVar("T")
@@ -259,9 +261,19 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         if old_calls is not None:
             await old_calls.aclose()
         self.connection = "connecting"
-        self.stale.mark(*self.MODES)
+        self.invalidate(*self.MODES)  # the area on view reloads now (Profiles may have been left meanwhile)
         resume_remembered(self)
         await old_stack.aclose()
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver" and driver.__name__ == "LinuxDriver":
+            # Textual's terminal driver, with a bracketed paste read whole (tui/whole_paste.py).
+            # Imported here: the module needs termios, which only that platform's driver has.
+            from vap_console.tui.terminal_driver import TerminalDriver
+
+            return TerminalDriver
+        return driver
 
     def watch_theme(self, theme: str) -> None:
         # Only a change made while the console runs is the person's choice to remember (App.is_mounted

@@ -73,8 +73,11 @@ class KeepsConnection(_AppPart):
 
     def _limit_banner(self) -> Banner | None:
         # Only the area screens: dialogs and the wizard say their own waits in their own words.
+        # The countdown's timer runs in its own task: it may fire while an area just switched to
+        # is being built, before it has a banner (the next second's tick finds it).
         screen = self.screen
-        return screen.query_one(Banner) if isinstance(screen, ListScreen) else None
+        banners = screen.query(Banner) if isinstance(screen, ListScreen) else None
+        return banners.first() if banners else None
 
     def _show_rate_limit(self, first: bool = False) -> None:
         if self._limited_until is None:

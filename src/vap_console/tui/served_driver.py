@@ -4,7 +4,7 @@ The console lives exactly as long as the pipe on its stdin, as the embedded sand
 (sandbox/process.py): `vap web` holds the other end, so however the server ends, even killed with
 SIGKILL, the kernel closes it, the console reads end of file and quits (its own sandbox child then
 stops the same way). Textual's WebDriver stopped reading there and left the console running,
-orphaned, holding the profile's key.
+orphaned, holding the profile's key. It also reads a bracketed paste whole (tui/whole_paste.py).
 
 `vap web` names this class in TEXTUAL_DRIVER for each console it starts.
 """
@@ -18,6 +18,8 @@ import threading
 from textual import messages
 from textual.drivers.web_driver import WebDriver
 
+from vap_console.tui.whole_paste import reading_whole_pastes
+
 # A console told to quit gets this long; one that cannot (its output pipe is gone too, and a write
 # may fail anywhere in the shutdown) is ended without its clean-ups. Its sandbox child still stops:
 # that child's own stdin pipe closes with this process.
@@ -29,8 +31,11 @@ class ServedDriver(WebDriver):
         self._loop = asyncio.get_running_loop()
         super().start_application_mode()
 
+    # WebDriver's input loop, with a parser that keeps a paste whole.
+    _read_input = reading_whole_pastes(WebDriver.run_input_thread)
+
     def run_input_thread(self) -> None:
-        super().run_input_thread()
+        self._read_input()
         if self.exit_event.is_set():
             return  # the console is stopping on its own
         # End of file on stdin: the server that started this console is gone.

@@ -116,4 +116,6 @@ class SandboxAgent:
             value = self.values[name]
             return Reply(f"The {_label(name)} is {value}." if value else f"The {_label(name)} is not set.")
         echo = heard if len(heard) <= ECHO_MAX else heard[:ECHO_MAX].rsplit(" ", 1)[0] + " …"
-        return Reply(f"This is {self.persona}. You said: {echo}. How else can I help?")
+        # "You said: what time?. How…" reads wrong: the echo's own end mark closes the sentence.
+        stop = "" if echo.endswith((".", "?", "!", "…")) else "."
+        return Reply(f"This is {self.persona}. You said: {echo}{stop} How else can I help?")

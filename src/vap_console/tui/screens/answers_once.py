@@ -33,6 +33,12 @@ class AnswersOnce(ModalScreen[T]):
     def dismiss(self, result: T | None = None) -> AwaitComplete:
         if answered_already(self):
             return AwaitComplete(_nothing())
+        # An answer can come from a worker while a screen opened over this one is up (its keys,
+        # the command palette). Textual's dismiss pops the top screen: that one went, this one
+        # stayed up answered, and its next answer (Esc) set its result a second time, which stopped
+        # the console (InvalidStateError). What was opened over it closes with it.
+        while self.app.screen is not self:
+            self.app.pop_screen()
         return super().dismiss(result)
 
 

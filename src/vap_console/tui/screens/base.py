@@ -53,6 +53,7 @@ from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.filter_box import FilterBox
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.list_state import ListState
+from vap_console.tui.widgets.no_relayout import ListSwitch
 from vap_console.tui.widgets.rows import Column, Row, RowSet, RowSetBuilder, RowTable, prepare_rows
 from vap_console.tui.widgets.status_bar import StatusBar
 
@@ -228,7 +229,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         with Horizontal(id="body"):
             with Vertical(id="list-pane"):
                 yield FilterBox(placeholder=f"filter {self.NOUN}…", id="filter", select_on_focus=False)
-                with ContentSwitcher(initial="state", id="list-switch"):
+                with ListSwitch(initial="state", id="list-switch"):
                     yield ListState(id="state")
                     yield RowTable(self.COLUMNS, id="rows")
                 yield Static(id="list-count")
@@ -298,6 +299,12 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
                    for worker in self.workers)
 
     def reload_if_stale(self) -> None:
+        if not self.is_mounted:
+            # Asked from another task (a worker's or another screen's invalidate, a timer) in the
+            # moment this area, just switched to, is being built: its widgets are not there yet.
+            # Asked again once it is up (its on_mount has loaded it, unless the data changed since).
+            self.call_later(self.reload_if_stale)
+            return
         if self.AREA in self.services.stale:
             self.reload()
 
@@ -305,10 +312,14 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         # A list whose load failed is reloaded too when stale (the server came back meanwhile).
         self.reload_if_stale()
 
+    async def load_items(self) -> list[T]:
+        """The list's items (from the server; a screen may read them elsewhere)."""
+        return await self.services.call_api(self.fetch)
+
     @work(exclusive=True, group="load", exit_on_error=False)
     async def load(self) -> None:
         with no_full_collections():
-            items = await self.services.call_api(self.fetch)
+            items = await self.load_items()
             big = len(items) >= FREEZE_AT
             if big:
                 freeze_garbage_collection()  # the items: young collections need not walk them again
@@ -427,7 +438,9 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         if table.filter_text:
             text = untrusted.content(f"{shown} of {total} {self.NOUN} match “{table.filter_text}”", multiline=False)
         else:
-            text = untrusted.content(f"{total} {self.NOUN}")
+            # "1 call", not "1 calls": every NOUN is a plural made with a final s.
+            noun = self.NOUN[:-1] if total == 1 and self.NOUN.endswith("s") else self.NOUN
+            text = untrusted.content(f"{total} {noun}")
         note = self.count_note()
         if note:
             text = text + untrusted.content(f" · {note}")
@@ -454,10 +467,18 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
     def action_leave_filter(self) -> None:
         self.banner().clear()
         box = self.query_one("#filter", Input)
+        table = self.query_one(RowTable)
+        # Every row back in this very handler, not on the Input.Changed the emptied box would post:
+        # that came a frame later, and each frame a key waits for is up to 33 ms (Textual's update
+        # timer skips a tick after a slow one).
         if box.value:
-            box.value = ""
+            with box.prevent(Input.Changed):
+                box.value = ""
+        if table.filter_text:
+            table.filter("")
+            self._update_count()
         box.display = False
-        self.query_one(RowTable).focus()
+        table.focus()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:

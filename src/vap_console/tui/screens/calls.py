@@ -40,6 +40,8 @@ from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
 
 if TYPE_CHECKING:
     from vap_console.api import VapClient
+    from vap_console.tui.call_book import CallBook
+    from vap_console.tui.screens.spend import SpendScreen
 
 NO_LEDGER = "This console keeps no calls ledger (no data directory was given to it)."
 STATUS_STYLES = {"completed": "green", "failed": "red", "expired": "yellow", "calling": "cyan",
@@ -118,6 +120,11 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
     ]
     # Seconds between two reads of the calls not yet ended (tests make it shorter).
     POLL_SECONDS = 2.0
+    # The calls not yet ended, and the list they were counted in (see count_note).
+    _open_count = 0
+    _open_counted_in: dict[str, CallEntry] | None = None
+    # The Spend screen of this ledger, kept between two ``c`` (see _spend_screen).
+    _spend: SpendScreen | None = None
 
     class Polled(Message):
         """A round of reads ended: ``unreadable`` call id → why."""
@@ -147,12 +154,11 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
             self.select_after_load, book.last_started = book.last_started, None
         super().reload()
 
-    @work(exclusive=True, group="load", exit_on_error=False)
-    async def load(self) -> None:
+    async def load_items(self) -> list[CallEntry]:
+        # The list's load (ListScreen.load) as every list's: 10,000 calls are frozen out of the
+        # garbage collector's full passes (each walked them all, 100-300 ms, a key waiting).
         book = self.services.calls
-        items = [] if book is None else await book.run(lambda: book.ledger.entries(transcripts=True))
-        keyed, rows = await self.build_rows(items)
-        self.post_message(self.Loaded(items, rows, keyed))
+        return [] if book is None else await book.run(lambda: book.ledger.entries(transcripts=True))
 
     async def fetch(self, client: VapClient) -> list[CallEntry]:
         raise NotImplementedError("the Calls list is read from the ledger")
@@ -174,11 +180,16 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
     def after_load(self, items: list[CallEntry]) -> None:
         if self.services.calls is None:
             self.banner().show(NO_LEDGER, info=True)
+        elif self._spend is None or self._spend.book is not self.services.calls:
+            self.prepare_spend()
         if any(e.open for e in items) and not self._polling():
             self.poll()
 
     def count_note(self) -> str:
-        running = sum(1 for e in self.items.values() if e.open)
+        # Counted once a load, not on every filter keystroke (10,000 calls: ~5 ms a count).
+        if self._open_counted_in is not self.items:
+            self._open_counted_in, self._open_count = self.items, sum(1 for e in self.items.values() if e.open)
+        running = self._open_count
         return f"{running} not ended yet, read every {self.POLL_SECONDS:g} s" if running else ""
 
     def render_detail(self, e: CallEntry) -> RenderableType:
@@ -344,13 +355,40 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
     def _exported(self, message: Exported) -> None:
         self.app.notify(f"{message.count} calls written to {message.path}", title="Export", markup=False)
 
-    def action_spend(self) -> None:
-        from vap_console.tui.screens.spend import SpendScreen
-
-        if self.services.calls is None:
+    async def action_spend(self) -> None:
+        book = self.services.calls
+        if book is None:
             self.banner().show(NO_LEDGER, info=True)
             return
-        self.app.push_screen(SpendScreen(self.services.calls, today=self.services.now().date()))
+        self.app.push_screen(await self._spend_screen(book))
+
+    @work(exclusive=True, group="spend-prepare", exit_on_error=False)
+    async def prepare_spend(self) -> None:
+        """Spend built before ``c`` asks for it, its charts' module imported and its numbers read,
+        all off the UI loop: the first ``c`` took 250-350 ms, most of it these."""
+        from vap_console.tui.screens.spend import prepare_charts
+
+        book = self.services.calls
+        if book is None:
+            return
+        await asyncio.to_thread(prepare_charts)
+        await (await self._spend_screen(book)).prefetch()
+
+    async def _spend_screen(self, book: CallBook) -> SpendScreen:
+        """The Spend screen, built once a ledger and kept (installed): shown again, it only reads the
+        ledger again and redraws what changed, where building it anew cost 150-250 ms a ``c``."""
+        from vap_console.tui.screens.spend import SpendScreen
+
+        kept = self._spend
+        if kept is not None and kept.book is book:
+            return kept
+        if kept is not None:  # another profile's ledger: its screen is not on show (Calls is)
+            self.app.uninstall_screen(kept)
+            if kept.is_mounted:  # shown once (one only prefetched was never mounted)
+                await kept.remove()
+        self._spend = screen = SpendScreen(book, today=lambda: self.services.now().date())
+        self.app.install_screen(screen, f"spend-{id(screen)}")
+        return screen
 
     # --- placing ---
 

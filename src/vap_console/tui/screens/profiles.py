@@ -6,6 +6,7 @@ comes back as a message. Keys are only ever shown masked to their last four char
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -344,7 +345,10 @@ class ProfilesScreen(Screen[None]):
 
     @work(exclusive=True, group="switch", exit_on_error=False, description="switch profile")
     async def switch_console(self, credentials: ResolvedCredentials) -> None:
-        await self.services.switch_profile(credentials)
+        # Shielded: leaving Profiles (an area key) cancels this screen's workers, and a switch cut
+        # half way left the console on the new key with the old profile's calls ledger and the old
+        # client still open. It finishes whatever becomes of this screen.
+        await asyncio.shield(self.services.switch_profile(credentials))
         self.notify(f"Now using profile {credentials.profile!r} ({credentials.source} {credentials.masked}).")
         self.action_reload()
         # The area underneath loads from the new server now, so the top line says whether it

@@ -8,7 +8,10 @@ textual-plotext the screen says so in one sentence and still shows the totals.
 
 from __future__ import annotations
 
-import math
+import contextlib
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 from rich.table import Table
@@ -19,6 +22,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from vap_console.ledger import DaySpend, Total
@@ -48,7 +52,26 @@ def totals_table(title: str, totals: list[Total]) -> Table:
     return table
 
 
+@dataclass(frozen=True)
+class Spend:
+    """What the screen shows, as read from the ledger (compared whole: unchanged, nothing is redrawn)."""
+
+    days: tuple[DaySpend, ...]
+    agents: tuple[Total, ...]
+    kinds: tuple[Total, ...]
+
+
+def read(book: CallBook, today: date | None) -> Spend:
+    """In the ledger's thread."""
+    ledger = book.ledger
+    return Spend(tuple(ledger.per_day(DAYS, today=today)), tuple(ledger.totals("agent")),
+                 tuple(ledger.totals("kind")))
+
+
 class SpendScreen(Screen[None]):
+    """Shown again each time ``c`` is pressed (CallsScreen keeps it): the ledger is read again, off
+    the UI loop, and what changed is redrawn."""
+
     LABEL = "Spend"
     BINDINGS = [
         Binding("escape,c,q", "app.pop_screen", "Back to calls", id="spend.back", tooltip="Return to the Calls list"),
@@ -63,63 +86,74 @@ class SpendScreen(Screen[None]):
     """
 
     class Read(Message):
-        def __init__(self, days: list[DaySpend], agents: list[Total], kinds: list[Total]) -> None:
+        def __init__(self, spend: Spend) -> None:
             super().__init__()
-            self.days, self.agents, self.kinds = days, agents, kinds
+            self.spend = spend
 
-    def __init__(self, book: CallBook, *, today: date | None = None) -> None:
+    def __init__(self, book: CallBook, *, today: Callable[[], date] | None = None) -> None:
         super().__init__()
         self.book = book
+        # The console's clock: the 30 days end today, whenever the screen is shown again.
         self.today = today
+        # What is on show (None: nothing read yet), and what prefetch read before it was shown.
+        self.shown: Spend | None = None
+        self._prefetched: Spend | None = None
+
+    async def prefetch(self) -> None:
+        """Before the screen is first shown: its numbers, read now, are composed with it (no
+        layout again when they come)."""
+        if self.shown is None and not self.is_mounted:
+            self._prefetched = await self.book.run(read, self.book, self.today() if self.today else None)
 
     def compose(self) -> ComposeResult:
+        spend, self.shown = self._prefetched, self._prefetched
         yield Static(f"Spend · the last {DAYS} days (UTC), from this profile's calls", id="spend-title")
-        # The charts are mounted once their numbers are read: an empty plot drawn first would
-        # cost as much as the real one (plotext draws in Python, ~20 ms a chart).
-        yield Horizontal(id="spend-charts")
+        with Horizontal(id="spend-charts"):
+            try:
+                importlib.import_module("textual_plotext")  # asked each time: the module below stays imported
+                from vap_console.tui.widgets.bar_chart import BarChart
+            except ImportError:
+                yield Static(NO_CHART, id="spend-no-chart")
+            else:
+                # Blank until their numbers are read and drawn (in a thread: see BarChart).
+                charts = (BarChart("Calls a day", id="chart-calls"), BarChart("Credits a day", id="chart-credits"))
+                if spend is not None:
+                    show_bars(charts, spend)
+                yield from charts
         with Horizontal(id="spend-totals"):
-            yield Static(id="totals-agent")
-            yield Static(id="totals-kind")
+            yield Static(totals_table("Per agent", list(spend.agents)) if spend else "", id="totals-agent")
+            yield Static(totals_table("Per kind", list(spend.kinds)) if spend else "", id="totals-kind")
         yield KeyBar()
 
-    def on_mount(self) -> None:
+    def on_screen_resume(self) -> None:
         self.read_spend()
 
     @work(exclusive=True, group="spend", exit_on_error=False)
     async def read_spend(self) -> None:
-        ledger = self.book.ledger
-        days = await self.book.run(lambda: ledger.per_day(DAYS, today=self.today))
-        agents = await self.book.run(ledger.totals, "agent")
-        kinds = await self.book.run(ledger.totals, "kind")
-        self.post_message(self.Read(days, agents, kinds))
+        today = self.today() if self.today is not None else None
+        self.post_message(self.Read(await self.book.run(read, self.book, today)))
 
     @on(Read)
     def _read(self, message: Read) -> None:
-        self.query_one("#totals-agent", Static).update(totals_table("Per agent", message.agents))
-        self.query_one("#totals-kind", Static).update(totals_table("Per kind", message.kinds))
-        try:
-            from textual_plotext import PlotextPlot
-        except ImportError:
-            self.query_one("#spend-charts").mount(Static(NO_CHART, id="spend-no-chart"))
-            return
-        charts = [PlotextPlot(id="chart-calls"), PlotextPlot(id="chart-credits")]
-        positions: list[float] = list(range(len(message.days)))
-        # A tick a week, counted back from today: today is always labelled, and no two labels
-        # crowd each other (plotext then drops one, not always the same).
-        ticks = positions[::-7][::-1]
-        labels = [message.days[int(i)].day.strftime("%m-%d") for i in ticks]
-        for widget, values, title in (
-            (charts[0], [d.calls for d in message.days], "Calls a day"),
-            (charts[1], [d.credits for d in message.days], "Credits a day"),
-        ):
-            plt = widget.plt
-            plt.clear_data()
-            plt.bar(positions, values, width=0.6)
-            plt.title(title)
-            plt.xticks(ticks, labels)
-            # Whole numbers on the axis, four or five of them: half a call is no count anyone made.
-            step = max(1, math.ceil(max(values, default=0) / 4))
-            ticks_y: list[float] = list(range(0, step * 5, step))
-            plt.ylim(0, ticks_y[-1])
-            plt.yticks(ticks_y)
-        self.query_one("#spend-charts").mount_all(charts)
+        spend = message.spend
+        if spend == self.shown:
+            return  # shown again with nothing new: nothing drawn again
+        self.shown = spend
+        self.query_one("#totals-agent", Static).update(totals_table("Per agent", list(spend.agents)))
+        self.query_one("#totals-kind", Static).update(totals_table("Per kind", list(spend.kinds)))
+        if not self.query("#spend-no-chart"):  # textual-plotext is installed
+            show_bars(list(self.query("#spend-charts > *")), spend)
+
+
+def show_bars(charts: Sequence[Widget], spend: Spend) -> None:
+    """The calls a day on the first chart, the credits on the second (BarChart: textual-plotext)."""
+    labels = [d.day.strftime("%m-%d") for d in spend.days]
+    for chart, values in zip(charts, ([float(d.calls) for d in spend.days], [d.credits for d in spend.days])):
+        chart.show_bars(labels, values)  # type: ignore[attr-defined]  # a BarChart, imported only when installed
+
+
+def prepare_charts() -> None:
+    """In a worker thread, before Spend is first shown: importing textual-plotext takes ~60 ms, and
+    the charts' drawing thread is started."""
+    with contextlib.suppress(ImportError):
+        importlib.import_module("vap_console.tui.widgets.bar_chart").start_drawer()

@@ -6,10 +6,16 @@ back as a ``Heard`` message, is folded into the ``Conversation`` (``api/conversa
 the widgets of the parts that changed redraw. Typing a line and Enter sends a turn; Esc or Hang up
 sends ``session.close``. However the call ends, the screen says so in words with what to do next;
 it never dials again by itself (Call again asks first), and a line typed is never lost to a drop.
+
+Sound (``audio_stream.py``), where the machine has it: the agent's voice plays through a jitter
+buffer, flushed on ``interruption``; ctrl+o mutes it. ctrl+t turns the microphone on and off
+(push-to-talk as a toggle: a terminal reports no key release) and its 20 ms frames go out as
+``input_audio_buffer.append``. Without sound the screen says once that the call is text-only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -26,7 +32,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Input, Static
 
 from vap_console.api import errors
-from vap_console.api.audio import AudioTape, Player, open_player
+from vap_console.api.audio import AudioTape, Player, SilentPlayer
 from vap_console.api.conversation import BILLING, LIVE, SPEAKING, STATUS, TURNS, Conversation
 from vap_console.api.limits import TYPED_TURN
 from vap_console.api.models import Agent, AgentLimits
@@ -39,12 +45,14 @@ from vap_console.api.realtime import (
     ServerEvent,
     SessionCreated,
 )
+from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio, open_talk_audio
 from vap_console.tui import untrusted
+from vap_console.tui.screens.answers_once import answered_already
 from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.webcall import slots_line
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.status_bar import StatusBar
-from vap_console.tui.widgets.talk import BilledTimer, SlotsLine, SpeakingIndicator, TranscriptView
+from vap_console.tui.widgets.talk import BilledTimer, SlotsLine, SoundLine, SpeakingIndicator, TranscriptView
 
 if TYPE_CHECKING:
     from vap_console.tui.services import Services
@@ -94,6 +102,8 @@ class TalkScreen(Screen[None]):
     LABEL = "Talk"
     DEFAULT_CSS = """
     TalkScreen #talk-head { height: 1; padding: 0 1; }
+    TalkScreen #sound { display: none; }
+    TalkScreen #sound.-shown { display: block; }
     TalkScreen #talk-title { width: 1fr; text-style: bold; }
     TalkScreen #talk-end { height: auto; display: none; background: $warning 20%;
                            border-left: thick $warning; padding: 0 1; }
@@ -111,14 +121,19 @@ class TalkScreen(Screen[None]):
         Binding("escape", "back", "Back", id="talk.back", tooltip="Back to Agents (the call has ended)"),
         # s where the typing box does not have the keys (it types an s); ctrl+s anywhere.
         Binding("ctrl+s,s", "save_audio", "Save audio", id="talk.save",
-                tooltip="Save what the agent said as a WAV file"),
+                tooltip="Save what the agent said as a WAV file (ctrl+s; s only outside the typing box)"),
+        # Ctrl keys: the typing box has the letters. Shown only where the machine has the device.
+        Binding("ctrl+t", "toggle_mic", "Mic", id="talk.mic",
+                tooltip="Turn your microphone on (the agent hears you) or off: push-to-talk as a toggle"),
+        Binding("ctrl+o", "toggle_mute", "Mute", id="talk.mute",
+                tooltip="Mute or unmute the agent's voice (muted, it is still saved by ctrl+s)"),
         Binding("ctrl+r", "call_again", "Call again", id="talk.again",
                 tooltip="Start a new billed call with this agent (asks first)"),
     ]
 
-    # What plays the agent's voice, and the sentence saying why it is silent (tests swap it: the
-    # screen must read the same whichever optional packages the machine has).
-    player_factory: Callable[..., tuple[Player, str]] = staticmethod(open_player)
+    # The call's sound devices, and the sentence saying why the call is text-only (tests swap it:
+    # the screen must read the same whichever optional packages and devices the machine has).
+    audio_factory: Callable[..., TalkAudio] = staticmethod(open_talk_audio)
 
     class Heard(Message):
         def __init__(self, event: ServerEvent) -> None:
@@ -130,6 +145,11 @@ class TalkScreen(Screen[None]):
             super().__init__()
             self.failure = failure
 
+    class AudioReady(Message):
+        def __init__(self, sound: TalkAudio) -> None:
+            super().__init__()
+            self.sound = sound
+
     class TurnSent(Message):
         def __init__(self, text: str, failure: errors.ApiError | None) -> None:
             super().__init__()
@@ -138,7 +158,7 @@ class TalkScreen(Screen[None]):
 
     def __init__(self, agent: Agent, services: Services, *, limits: AgentLimits | None = None,
                  on_call_started: CallStarted | None = None, sound: bool = True,
-                 save_dir: Path | None = None, player: Player | None = None) -> None:
+                 save_dir: Path | None = None, sound_devices: TalkAudio | None = None) -> None:
         super().__init__()
         self.agent = agent
         self.services = services
@@ -147,10 +167,12 @@ class TalkScreen(Screen[None]):
         self.save_dir = save_dir
         self.talk = Conversation()
         self.tape = AudioTape()
-        if player is not None:
-            self.player, self.sound_note = player, ""
-        else:
-            self.player, self.sound_note = type(self).player_factory(want_sound=sound)
+        self._want_sound = sound
+        self._sound_devices = sound_devices
+        self.player: Player = SilentPlayer()
+        self.mic: MicStream | None = None
+        self._open_mic = False
+        self._leaving = False
         self._socket: AgentSocket | None = None
         self._started_at: datetime | None = None
         self._ticker: Timer | None = None
@@ -167,6 +189,7 @@ class TalkScreen(Screen[None]):
         with Horizontal(id="talk-head"):
             yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
             yield SpeakingIndicator(id="speaking")
+            yield SoundLine(id="sound")
             yield BilledTimer(id="billed")
             yield SlotsLine(id="slots")
         with Vertical(id="talk-end"), Horizontal(id="talk-end-row"):
@@ -181,9 +204,38 @@ class TalkScreen(Screen[None]):
     def on_mount(self) -> None:
         self._timer = self.query_one(BilledTimer)
         self.query_one(SlotsLine).limits = self.limits
-        if self.sound_note:
-            self.transcript.note(self.sound_note)
         self.query_one("#say", Input).focus()
+        self.refresh_bindings()
+        if self._sound_devices is not None:
+            self._use_sound(self._sound_devices)
+        else:
+            self.open_sound()
+
+    @work(thread=True, exclusive=True, group="talk-audio", exit_on_error=False)
+    def open_sound(self) -> None:
+        """Opening a device can take a moment (ALSA probes, PulseAudio connects): off the UI's loop.
+        The call is dialled once the sound is settled, so its sentence comes first."""
+        try:
+            sound = type(self).audio_factory(want_sound=self._want_sound)
+        except Exception:  # noqa: BLE001 - a backend failing its own way: the call goes on, typed
+            sound = TalkAudio(SilentPlayer(), note=TALK_NO_DEVICE)
+        if self._leaving:
+            sound.close()
+            return
+        self.post_message(self.AudioReady(sound))
+
+    @on(AudioReady)
+    def _audio_ready(self, message: AudioReady) -> None:
+        self._use_sound(message.sound)
+
+    def _use_sound(self, sound: TalkAudio) -> None:
+        self.player, self._open_mic = sound.player, sound.open_mic
+        self.mic = MicStream(sound.mic, asyncio.get_running_loop()) if sound.mic is not None else None
+        if sound.note:
+            self.transcript.note(sound.note)  # once: Call again keeps the devices and says nothing
+        line = self.query_one(SoundLine)
+        line.set_class(self.player.audible, "-shown")
+        line.mic = "off" if self.mic is not None else ""
         self.refresh_bindings()
         self.dial()
 
@@ -207,8 +259,10 @@ class TalkScreen(Screen[None]):
                         # 50 a second and no widget shows them: played and kept here, on the UI's
                         # loop (an async worker), without a message each.
                         self._audio(event)
-                    else:
-                        self.post_message(self.Heard(event))
+                        continue
+                    if isinstance(event, Interruption):
+                        self.player.flush()  # at once: what is queued is what the person spoke over
+                    self.post_message(self.Heard(event))
         except errors.ApiError as failure:
             self.post_message(self.CallOver(failure))
             return
@@ -219,12 +273,10 @@ class TalkScreen(Screen[None]):
         event = message.event
         changed = self.talk.apply(event)
         self._tick()  # the billed time as of this frame (the interval moves it between frames)
-        if isinstance(event, Interruption):
-            self.player.flush()
         if TURNS in changed:
             self.transcript.show_turns(self.talk, self.talk.settled_total)
         if LIVE in changed:
-            self.transcript.show_live(self.talk.live)
+            self.transcript.show_live(self.talk.live, self.talk.held)
         if SPEAKING in changed or BILLING in changed:
             self.query_one(SpeakingIndicator).state = "speaking" if self.talk.speaking else "listening"
         if isinstance(event, SessionCreated):
@@ -247,8 +299,14 @@ class TalkScreen(Screen[None]):
         call_id = self.talk.call_id or "?"
         self.transcript.note(f"The agent answered: billed from now (call {call_id}).")
         if self.on_call_started is not None and self.talk.call_id:
-            self.on_call_started(self.talk.call_id, self.agent.ref, "socket")
+            self.on_call_started(self.talk.call_id, self.agent.ref, "talk")
         self.read_limits()
+        if self.mic is not None and self._socket is not None:
+            self.mic.start()
+            self.stream_mic(self.mic, self._socket)
+            if self._open_mic:
+                self._set_mic(True)
+        self.refresh_bindings()
 
     def _tick(self) -> None:
         if self._started_at is not None and not self.ended:
@@ -262,6 +320,7 @@ class TalkScreen(Screen[None]):
         self._socket = None
         if self._ticker is not None:
             self._ticker.stop()
+        self._stop_mic()
         changed = self.talk.end(time.monotonic(), message.failure)
         if TURNS in changed:
             self.transcript.show_turns(self.talk, self.talk.settled_total)
@@ -325,7 +384,10 @@ class TalkScreen(Screen[None]):
         self.notify(f"Not sent: {message.failure} Your text is kept.", severity="error")
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        # Esc and a click on Close can both be on their way: Textual's dismiss pops whatever is on
+        # top, so the second closed Agents beneath, or with nothing beneath stopped the console.
+        if not answered_already(self):
+            self.dismiss(None)
 
     def action_hang_up(self) -> None:
         socket = self._socket
@@ -370,6 +432,7 @@ class TalkScreen(Screen[None]):
         self._hung_up_early = False
         self._started_at = None
         self.talk = Conversation()
+        self.tape.close()
         self.tape = AudioTape()
         self.query_one("#talk-end").remove_class("-shown")
         self.query_one("#hang-up", Button).label = "Hang up"
@@ -395,14 +458,65 @@ class TalkScreen(Screen[None]):
             return
         self.notify(f"Saved {self.tape.seconds:.1f} s of the agent's audio to {path}", timeout=6)
 
+    # --- sound ---
+
+    @property
+    def mic_live(self) -> bool:
+        return self.mic is not None and self.mic.live
+
+    @work(exclusive=True, group="talk-mic", exit_on_error=False)
+    async def stream_mic(self, mic: MicStream, socket: AgentSocket) -> None:
+        await mic.send_to(socket)
+
+    def _set_mic(self, live: bool) -> None:
+        if self.mic is not None:
+            self.mic.switch(live)
+            self.query_one(SoundLine).mic = "on" if live else "off"
+
+    def _stop_mic(self) -> None:
+        if self.mic is not None:
+            self.mic.stop()
+            self.workers.cancel_group(self, "talk-mic")
+            self.query_one(SoundLine).mic = "off"
+
+    def action_toggle_mic(self) -> None:
+        if self.mic is None or self.ended or not self.talk.started:
+            return
+        self._set_mic(not self.mic_live)
+        if self.mic_live:
+            self.notify("Microphone on: the agent hears you. ctrl+t turns it off.", timeout=3)
+        else:
+            self.notify("Microphone off: the agent no longer hears you.", timeout=3)
+
+    def action_toggle_mute(self) -> None:
+        if not self.player.audible:
+            return
+        self.player.muted = not self.player.muted
+        self.query_one(SoundLine).muted = self.player.muted
+        if self.player.muted:
+            self.notify("Muted: the agent's voice is not played (ctrl+s still saves it). ctrl+o to hear it.",
+                        timeout=3)
+        else:
+            self.notify("Sound on: the agent's voice plays again.", timeout=3)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("call_again", "back"):
             return self.ended
         if action == "hang_up":
             return not self.ended
+        if action == "toggle_mute":
+            return self.player.audible  # hidden where nothing plays
+        if action == "toggle_mic":
+            if self.mic is None:
+                return False  # hidden where no microphone opens
+            return (self.talk.started and not self.ended) or None  # dim until the agent answers
         return True
 
     def on_unmount(self) -> None:
         # Leaving the screen ends the call: the worker is cancelled and its socket closed, so
-        # nothing goes on billing behind the person's back.
-        self.player.close()
+        # nothing goes on billing behind the person's back. The devices and the tape go with it.
+        self._leaving = True
+        if self.mic is not None:
+            self.mic.stop()
+        TalkAudio(self.player, self.mic.mic if self.mic is not None else None).close()
+        self.tape.close()

@@ -74,6 +74,8 @@ class KeyBar(Widget, can_focus=False):
         super().__init__(id=id)
         # (first column, last column + 1, key) of each key drawn, for clicks and tooltips.
         self._spans: list[tuple[int, int, _Key]] = []
+        # The keys drawn last (with the palette's), to tell whether new bindings change the line.
+        self._shown: tuple[list[_Key], _Key | None] | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -82,7 +84,10 @@ class KeyBar(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
-        self.refresh()
+        # Textual says so after every focus change (`/` to the filter box and escape back, say),
+        # mostly with the same keys: a repaint then cost the key one more frame to wait for.
+        if self._keys() != self._shown:
+            self.refresh()
 
     def _keys(self) -> tuple[list[_Key], _Key | None]:
         """The keys to show, one per action (its first key), and the command palette's."""
@@ -131,7 +136,7 @@ class KeyBar(Widget, can_focus=False):
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-bar--key")
         description_style = self.get_component_rich_style("key-bar--description")
-        shown, palette = self._keys()
+        shown, palette = self._shown = self._keys()
         line = Text(no_wrap=True, overflow="crop", end="")
         spans: list[tuple[int, int, _Key]] = []
 

@@ -29,10 +29,12 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
 from vap_console.tui import untrusted
+from vap_console.tui.widgets.no_relayout import TableScrollBar
 
 Cell = str | Text
 
@@ -222,6 +224,16 @@ class RowTable(ScrollView, can_focus=True):
         self._last_key: str | None = None
         self._paint_styles: tuple[Style, Style, Style, Style] | None = None
 
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        # Widget.vertical_scrollbar's, with a bar whose resizing lays nothing out again (no_relayout).
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = bar = TableScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
+
     # --- data ---
 
     @property
@@ -312,7 +324,7 @@ class RowTable(ScrollView, can_focus=True):
 
     # --- layout ---
 
-    def _layout(self) -> None:
+    def _layout(self, repaint: bool = True) -> None:
         # Widths are worked out at render time, when the real width is known (a hidden table has none).
         self._layout_width = -1
         size = Size(self.scrollable_content_region.width, len(self._visible) + 1)
@@ -322,7 +334,8 @@ class RowTable(ScrollView, can_focus=True):
             # scrollbar and this widget need updating.
             self.set_reactive(Widget.virtual_size, size)
             self._scroll_update(size)
-        self.refresh()
+        if repaint:
+            self.refresh()
 
     def _floors(self) -> list[int]:
         """How narrow each column may be cut."""
@@ -376,7 +389,9 @@ class RowTable(ScrollView, can_focus=True):
         return widths
 
     def on_resize(self, event: events.Resize) -> None:
-        self._layout()
+        # Textual repaints a widget whose size changed, in the frame that resized it; a refresh
+        # from here came a frame later (the filter box shown or hidden: one frame more a key).
+        self._layout(repaint=False)
 
     # --- cursor ---
 

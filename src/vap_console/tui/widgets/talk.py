@@ -1,18 +1,31 @@
-"""The Talk screen's small widgets: the transcript, the speaking indicator, the billed timer and
-the call slots. Each redraws only when the conversation part it shows changes
-(``api/conversation.py`` names them); all server text goes through ``tui/untrusted.py``."""
+"""The Talk screen's small widgets: the transcript, the speaking indicator, the billed timer, the
+call slots and (where the call has sound) muted and microphone. Each redraws only when the
+conversation part it shows changes (``api/conversation.py`` names them); all server text goes
+through ``tui/untrusted.py``."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import count
+from typing import TYPE_CHECKING, cast
+
+from textual.cache import LRUCache
 from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual
 from textual.widgets import Static
 
 from vap_console.api.conversation import Conversation, Turn
 from vap_console.api.models import AgentLimits
 from vap_console.tui import untrusted
+
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
 
 SPEAKERS = {"assistant": "Agent", "user": "You"}
 
@@ -32,65 +45,96 @@ def turn_content(turn: Turn, *, arriving: bool = False) -> Content:
     return Content("").join(parts)
 
 
-class TurnLine(Static):
+@dataclass(eq=False)
+class _Block:
+    """One paragraph of the transcript: a turn, the turn arriving, or a note of the console's."""
+
+    content: Content
+    indent: int = 0
+    gap: bool = True  # a blank line after it (turns have one, notes do not)
+    note: bool = False
+    arriving: bool = False
+    height: int = 0  # lines at the width last laid out, the gap included
+    # Names the content drawn: a new one for each change, so the lines drawn of the old are not reused.
+    version: int = field(default_factory=lambda: next(_VERSIONS))
+
+    def change(self, content: Content) -> None:
+        self.content = content
+        self.version = next(_VERSIONS)
+
+
+_VERSIONS: Iterator[int] = count()
+
+
+class TranscriptView(ScrollView, can_focus=True):
+    """Settled turns, then the agent's turn still arriving, then what the person said meanwhile
+    (they settle after it, as they were said). Follows the newest line unless the
+    person has scrolled up to read (then it stays where they are).
+
+    Drawn line by line (Textual's line API), not as a widget per turn: a widget costs about 40 KiB
+    however short its text, so a 10-minute call grew the console by megabytes (bench/talk_memory.py).
+    Here a turn costs its text; the lines drawn are kept for the last ``CACHED`` paragraphs only,
+    and only the paragraphs on screen are drawn."""
+
+    # No mouse selection: it needs every line tagged with its place, a style per line number that
+    # Rich and Textual cache, which grows with the call again.
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"transcript--arriving"}
     DEFAULT_CSS = """
-    TurnLine { margin-bottom: 1; }
-    TurnLine.-user { padding-left: 2; }
-    TurnLine.-arriving { color: $text-muted; }
+    TranscriptView { height: 1fr; border: round $primary 50%; padding: 0 1; overflow-x: hidden; }
+    TranscriptView > .transcript--arriving { color: $text-muted; }
     """
-
-
-class TranscriptView(VerticalScroll):
-    """Settled turns, then the agent's turn still arriving. Follows the newest line unless the
-    person has scrolled up to read (then it stays where they are)."""
-
-    DEFAULT_CSS = """
-    TranscriptView { height: 1fr; border: round $primary 50%; padding: 0 1; }
-    TranscriptView #live { display: none; }
-    TranscriptView #live.-shown { display: block; }
-    """
+    CACHED = 32  # more than the paragraphs a screen shows at 120×36 (two lines each, at least)
 
     def __init__(self, *, max_lines: int = 500, id: str | None = None) -> None:
-        super().__init__(id=id, can_focus=True)
+        super().__init__(id=id)
         self.max_lines = max_lines
-        self._shown = 0  # settled turns mounted so far (from the conversation's running count)
-        self._live = TurnLine(id="live", classes="-arriving")
+        self._shown = 0  # settled turns shown so far (from the conversation's running count)
+        self._blocks: list[_Block] = []
+        self._live: _Block | None = None
+        self._held: list[_Block] = []  # the person's lines heard while the agent's turn arrives
+        self._turns = 0  # blocks that are turns (the rest are notes)
+        self._starts: list[int] = []  # the first line of each block, the live one last
+        self._width = 0
+        self._strips: LRUCache[tuple[int, int], list[Strip]] = LRUCache(self.CACHED)
 
-    def compose(self) -> ComposeResult:
-        yield self._live
-
-    def _following(self) -> bool:
-        return self.scroll_y >= self.max_scroll_y - 1
+    # --- what the screen calls ---
 
     def show_turns(self, talk: Conversation, settled_total: int) -> None:
-        """Mount the settled turns not shown yet (``settled_total``: how many have settled in all)."""
+        """Show the settled turns not shown yet (``settled_total``: how many have settled in all)."""
         follow = self._following()
         new = settled_total - self._shown
         if new > 0:
             fresh = list(talk.turns)[-new:] if new <= len(talk.turns) else list(talk.turns)
-            lines = [TurnLine(turn_content(t), classes=f"-{'user' if t.role == 'user' else 'agent'}") for t in fresh]
-            self.mount_all(lines, before=self._live)
+            for turn in fresh:
+                self._blocks.append(_Block(turn_content(turn), indent=2 if turn.role == "user" else 0))
+                self._turns += 1
             self._shown = settled_total
-            extra = len(self.query(TurnLine)) - 1 - self.max_lines
-            for old in list(self.query(TurnLine))[:max(0, extra)]:
-                old.remove()
+            self._trim()
         elif talk.turns:
-            # An interruption marks a turn already shown: redraw the last settled line.
-            lines = [w for w in self.query(TurnLine) if w is not self._live]
-            if lines:
-                lines[-1].update(turn_content(talk.turns[-1]))
-        if follow:
-            self.call_after_refresh(self.scroll_end, animate=False)
+            # An interruption marks a turn already shown: redraw the last settled turn.
+            last = next((b for b in reversed(self._blocks) if not b.note), None)
+            if last is not None:
+                last.change(turn_content(talk.turns[-1]))
+        self._laid_out(follow)
 
-    def show_live(self, turn: Turn | None) -> None:
+    def show_live(self, turn: Turn | None, held: list[Turn] | None = None) -> None:
         follow = self._following()
+        held = held or []
+        if len(held) != len(self._held):  # held turns are settled: only their number changes
+            self._held = [_Block(turn_content(t), indent=2) for t in held]
         if turn is None:
-            self._live.remove_class("-shown")
-            return
-        self._live.update(turn_content(turn, arriving=True))
-        self._live.add_class("-shown")
-        if follow:
-            self.call_after_refresh(self.scroll_end, animate=False)
+            if self._live is None:
+                self._laid_out(follow)
+                return
+            self._live = None
+        else:
+            content = turn_content(turn, arriving=True)
+            if self._live is None:
+                self._live = _Block(content, arriving=True)
+            else:
+                self._live.change(content)
+        self._laid_out(follow)
 
     def reset_count(self) -> None:
         """A new call's conversation starts counting its turns from none."""
@@ -100,9 +144,98 @@ class TranscriptView(VerticalScroll):
         """A line of the console's own (the call started, a problem) in the transcript; any server
         text in it (a call id, an error's message) is shown literally."""
         follow = self._following()
-        self.mount(Static(untrusted.content(text, style), classes="talk-note"), before=self._live)
+        self._blocks.append(_Block(untrusted.content(text, style), gap=False, note=True))
+        self._laid_out(follow)
+
+    @property
+    def notes(self) -> list[str]:
+        """The console's own lines, as text, oldest first."""
+        return [b.content.plain for b in self._blocks if b.note]
+
+    @property
+    def lines(self) -> list[str]:
+        """Every paragraph as text, the turn arriving last (for tests and copying)."""
+        return [b.content.plain for b in self._all()]
+
+    # --- laying out ---
+
+    def _all(self) -> list[_Block]:
+        if self._live is None and not self._held:
+            return self._blocks
+        return [*self._blocks, *([self._live] if self._live is not None else []), *self._held]
+
+    def _trim(self) -> None:
+        """At most ``max_lines`` turns: the oldest (and the notes before them) go."""
+        if self._turns <= self.max_lines:
+            return
+        drop = 0
+        while self._turns > self.max_lines:
+            if not self._blocks[drop].note:
+                self._turns -= 1
+            drop += 1
+        del self._blocks[:drop]
+
+    def _following(self) -> bool:
+        return self.scroll_y >= self.max_scroll_y - 1
+
+    def _laid_out(self, follow: bool) -> None:
+        self._measure(self._width)
+        self.refresh()
         if follow:
             self.call_after_refresh(self.scroll_end, animate=False)
+
+    def _measure(self, width: int) -> None:
+        """Each block's height at ``width`` and the line each starts on; the virtual size."""
+        self._width = width
+        starts, y = [], 0
+        rules = cast("RulesMap", self.styles)  # what Static hands it too: the rules are read, not typed
+        for block in self._all():
+            text = block.content.get_height(rules, max(1, width - block.indent)) if width else 1
+            block.height = text + block.gap
+            starts.append(y)
+            y += block.height
+        self._starts = starts
+        self.virtual_size = Size(width, y)
+
+    def _rewrap(self, width: int) -> None:
+        """The width changed (a resize, or the scroll bar came or went): the text wraps anew, and a
+        view that showed the newest line still does (more lines than it was told of a moment ago)."""
+        follow = self._following()
+        self._measure(width)
+        if follow:
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+    def on_resize(self) -> None:
+        self._rewrap(self.scrollable_content_region.width)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if width != self._width:
+            self._rewrap(width)
+        line = self.scroll_offset.y + y
+        blocks = self._all()
+        rich_style = self.rich_style
+        at = bisect_right(self._starts, line) - 1
+        if at < 0 or at >= len(blocks):
+            return Strip.blank(width, rich_style)
+        block = blocks[at]
+        row = line - self._starts[at]
+        strips = self._block_strips(block, width)
+        if row >= len(strips):
+            return Strip.blank(width, rich_style)
+        strip = strips[row]
+        if block.indent:
+            strip = Strip.join([Strip.blank(block.indent, rich_style), strip])
+        return strip.extend_cell_length(width, rich_style).crop(0, width)
+
+    def _block_strips(self, block: _Block, width: int) -> list[Strip]:
+        key = (block.version, width)
+        strips = self._strips.get(key)
+        if strips is None:
+            style = self.get_visual_style("transcript--arriving") if block.arriving else self.visual_style
+            strips = Visual.to_strips(self, block.content, max(1, width - block.indent), None, style)
+            self._strips[key] = strips
+        return strips
 
 
 class SpeakingIndicator(Static):
@@ -146,3 +279,21 @@ class SlotsLine(Static):
 
     def render(self) -> Content:
         return Content(f"slots {self.limits.in_use}" if self.limits else "")
+
+
+class SoundLine(Static):
+    """Where the call has sound: whether the agent is muted and the microphone on ("" for none)."""
+
+    DEFAULT_CSS = """
+    SoundLine { width: 20; padding: 0 1; color: $text-muted; }
+    SoundLine.-live { color: $success; text-style: bold; }
+    """
+    muted: reactive[bool] = reactive(False)
+    mic: reactive[str] = reactive("")
+
+    def render(self) -> Content:
+        sound = "muted" if self.muted else "sound"
+        return Content(f"{sound} · mic {self.mic}" if self.mic else sound)
+
+    def watch_mic(self, mic: str) -> None:
+        self.set_class(mic == "on", "-live")
