@@ -27,7 +27,7 @@ class OneTranscript(App[None]):
 
 
 def settle(talk: Conversation, view: TranscriptView, text: str, role: str = "assistant") -> None:
-    talk.turns.append(Turn(role, text, settled=True))
+    talk.turns.append(Turn(role, text))
     talk.settled_total += 1
     view.show_turns(talk, talk.settled_total)
 
