@@ -45,21 +45,57 @@ def _p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _run(seconds: float) -> dict[str, Any]:
+def silent_talk() -> Any:
+    """Talk with audio off (the silent player) from here on; calling what it returns undoes it."""
+    from vap_console.api.audio import SilentPlayer
+    from vap_console.audio_stream import TalkAudio
+    from vap_console.tui.screens.talk import TalkScreen
+
+    own = TalkScreen.__dict__["audio_factory"]
+    TalkScreen.audio_factory = staticmethod(lambda **_: TalkAudio(SilentPlayer()))
+
+    def undo() -> None:
+        TalkScreen.audio_factory = own
+
+    return undo
+
+
+def talk_app(url: str) -> Any:
+    """The console on the sandbox child at ``url``, opening on Agents."""
     import httpx
+
+    from vap_console.api import VapClient
+    from vap_console.sandbox.keys import DEFAULT_KEY
+    from vap_console.tui.app import make_app
+    from vap_console.tui.settings import Settings
+
+    return make_app(client_factory=lambda: VapClient(url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport()),
+                    profile_name="sandbox", base_url=url, settings=Settings(), start_screen="agents",
+                    on_sandbox=True)
+
+
+async def talking(app: Any, pilot: Any) -> Any:
+    """t on the first agent, yes to the confirm: the Talk screen once the agent has answered."""
+    from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
+    from vap_console.tui.widgets.rows import RowTable
+
+    while not (app.screen.query(RowTable) and app.screen.query_one(RowTable).row_count):
+        await pilot.pause(0.05)
+    await pilot.press("t")
+    while not isinstance(app.screen, TalkConfirm):
+        await pilot.pause(0.02)
+    await pilot.press("y")
+    while not (isinstance(app.screen, TalkScreen) and app.screen.talk.started):
+        await pilot.pause(0.02)
+    return app.screen
+
+
+async def _run(seconds: float) -> dict[str, Any]:
     from textual import events
     from textual.widgets import Input
 
     from bench.voice_socket import _start_sandbox
-    from vap_console.api import VapClient
-    from vap_console.api.audio import SilentPlayer
     from vap_console.api.conversation import Conversation
-    from vap_console.audio_stream import TalkAudio
-    from vap_console.sandbox.keys import DEFAULT_KEY
-    from vap_console.tui.app import make_app
-    from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
-    from vap_console.tui.settings import Settings
-    from vap_console.tui.widgets.rows import RowTable
     from vap_console.tui.widgets.talk import TranscriptView
 
     proc, url = _start_sandbox(1.0)
@@ -82,22 +118,11 @@ async def _run(seconds: float) -> dict[str, Any]:
     # Measuring: both undone below.
     Conversation.apply = applied  # type: ignore[method-assign]
     TranscriptView.show_live = shown  # type: ignore[method-assign]
-    own = TalkScreen.__dict__["audio_factory"]
-    TalkScreen.audio_factory = staticmethod(lambda **_: TalkAudio(SilentPlayer()))
+    undo = silent_talk()
     try:
-        app = make_app(client_factory=lambda: VapClient(url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport()),
-                       profile_name="sandbox", base_url=url, settings=Settings(), start_screen="agents",
-                       on_sandbox=True)
+        app = talk_app(url)
         async with app.run_test(size=(120, 36)) as pilot:
-            while not (app.screen.query(RowTable) and app.screen.query_one(RowTable).row_count):
-                await pilot.pause(0.05)
-            await pilot.press("t")
-            while not isinstance(app.screen, TalkConfirm):
-                await pilot.pause(0.02)
-            await pilot.press("y")
-            while not (isinstance(app.screen, TalkScreen) and app.screen.talk.started):
-                await pilot.pause(0.02)
-            screen = app.screen
+            screen = await talking(app, pilot)
             box = screen.query_one("#say", Input)
             keys: list[float] = []
             changed = asyncio.Event()
@@ -123,7 +148,7 @@ async def _run(seconds: float) -> dict[str, Any]:
     finally:
         Conversation.apply = apply  # type: ignore[method-assign]
         TranscriptView.show_live = show_live  # type: ignore[method-assign]
-        TalkScreen.audio_factory = own
+        undo()
         proc.kill()
         proc.wait()
     quarter = max(1, len(rss) // 4)

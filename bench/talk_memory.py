@@ -24,14 +24,13 @@ import asyncio
 import os
 import statistics
 import subprocess
-import sys
 import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
 from bench._table import print_table
-from bench.talk import LONG, _rss_mib
+from bench.talk import LONG, _rss_mib, silent_talk, talk_app, talking
 
 ROOT = Path(__file__).resolve().parents[1]
 MINUTES = float(os.environ.get("VAP_BENCH_TALK_MINUTES", "10"))
@@ -45,15 +44,9 @@ CHILD = ("import sys; from vap_console.sandbox.voice import agent_socket; "
 
 
 def _start_sandbox(speed: float, call_seconds: int) -> tuple[subprocess.Popen[bytes], str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, repr(speed), str(call_seconds)], cwd=ROOT, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    url = proc.stdout.readline().decode().strip()
-    if not url.startswith("http://"):
-        proc.kill()
-        raise RuntimeError(f"the sandbox did not start: {url!r}")
-    return proc, url
+    from bench.voice_socket import start_child
+
+    return start_child(["-c", CHILD, repr(speed), str(call_seconds)])
 
 
 def slope(points: list[tuple[float, float]]) -> float:
@@ -67,36 +60,15 @@ def slope(points: list[tuple[float, float]]) -> float:
 
 
 async def _run(minutes: float, speed: float) -> dict[str, Any]:
-    import httpx
     from textual.widgets import Input
 
-    from vap_console.api import VapClient
-    from vap_console.api.audio import SilentPlayer
-    from vap_console.audio_stream import TalkAudio
-    from vap_console.sandbox.keys import DEFAULT_KEY
-    from vap_console.tui.app import make_app
-    from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
-    from vap_console.tui.settings import Settings
-    from vap_console.tui.widgets.rows import RowTable
-
     proc, url = _start_sandbox(speed, int(minutes * 60) + 60)
-    own = TalkScreen.__dict__["audio_factory"]
-    TalkScreen.audio_factory = staticmethod(lambda **_: TalkAudio(SilentPlayer()))
+    undo = silent_talk()
     samples: list[tuple[float, float, float]] = []  # (minute of call, RSS MiB, heap MiB)
     try:
-        app = make_app(client_factory=lambda: VapClient(url, DEFAULT_KEY, transport=httpx.AsyncHTTPTransport()),
-                       profile_name="sandbox", base_url=url, settings=Settings(), start_screen="agents",
-                       on_sandbox=True)
+        app = talk_app(url)
         async with app.run_test(size=(120, 36)) as pilot:
-            while not (app.screen.query(RowTable) and app.screen.query_one(RowTable).row_count):
-                await pilot.pause(0.05)
-            await pilot.press("t")
-            while not isinstance(app.screen, TalkConfirm):
-                await pilot.pause(0.02)
-            await pilot.press("y")
-            while not (isinstance(app.screen, TalkScreen) and app.screen.talk.started):
-                await pilot.pause(0.02)
-            screen = app.screen
+            screen = await talking(app, pilot)
             box = screen.query_one("#say", Input)
             tracemalloc.start()
             first = None  # the heap at minute 2, what grew is counted from
@@ -126,7 +98,7 @@ async def _run(minutes: float, speed: float) -> dict[str, Any]:
             got["growth"] = [(str(s.traceback[0]), s.size_diff) for s in growth[:5]]
             await pilot.press("escape")
     finally:
-        TalkScreen.audio_factory = own
+        undo()
         assert proc.stdin is not None
         proc.stdin.close()
         proc.wait(10)

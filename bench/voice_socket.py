@@ -47,8 +47,13 @@ TYPED = ("please tell me about the opening times on weekends and whether i can b
 
 
 def _start_sandbox(speed: float = 1.0) -> tuple[subprocess.Popen[bytes], str]:
+    return start_child(["-m", "vap_console.sandbox.child", repr(speed)])
+
+
+def start_child(args: list[str]) -> tuple[subprocess.Popen[bytes], str]:
+    """A sandbox child (``python ARGS``) that prints its URL first; this process's CPU stays its own."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-m", "vap_console.sandbox.child", repr(speed)], cwd=ROOT, env=env,
+    proc = subprocess.Popen([sys.executable, *args], cwd=ROOT, env=env,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     url = proc.stdout.readline().decode().strip()
