@@ -3,23 +3,12 @@ half-written in the user's cache folder, and a file there that is not a valid sa
 
 from __future__ import annotations
 
-import io
-import wave
 from pathlib import Path
 
 import pytest
 
+from tests.api.methods import _wav
 from vap_console.api.sample_cache import SampleCache
-
-
-def _wav() -> bytes:
-    out = io.BytesIO()
-    with wave.open(out, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(24_000)
-        w.writeframes(bytes(4800))
-    return out.getvalue()
 
 
 def test_a_sample_that_cannot_be_stored_leaves_no_partial_file(tmp_path: Path) -> None:

@@ -65,8 +65,7 @@ async def test_spend_shown_again_counts_a_call_added_meanwhile(tmp_path: Path) -
         await settle(pilot)
 
         def web_calls() -> str:
-            totals = plain(pilot.app.screen.query_one("#totals-kind", Static))
-            return next((line.split()[1] for line in totals.splitlines() if line.split()[:1] == ["web"]), "")
+            return calls_counted(pilot.app, "#totals-kind", "web")
 
         await pilot.press("c")
         await until(pilot, lambda: isinstance(pilot.app.screen, SpendScreen) and web_calls() == "3")
@@ -80,10 +79,15 @@ async def test_spend_shown_again_counts_a_call_added_meanwhile(tmp_path: Path) -
         assert web_calls() == "4"
 
 
+def calls_counted(app, table: str, row: str) -> str:
+    """The calls Spend's ``table`` (#totals-kind, #totals-agent) counts on ``row``; "" if none."""
+    totals = plain(app.screen.query_one(table, Static))
+    return next((line.split()[1] for line in totals.splitlines() if line.split()[:1] == [row]), "")
+
+
 def agent_calls(app) -> str:
     """The calls Spend counts for ua_front_desk (every call here is its)."""
-    totals = plain(app.screen.query_one("#totals-agent", Static))
-    return next((line.split()[1] for line in totals.splitlines() if line.split()[:1] == ["ua_front_desk"]), "")
+    return calls_counted(app, "#totals-agent", "ua_front_desk")
 
 
 async def test_spend_after_another_profile_shows_that_profiles_calls(tmp_path: Path) -> None:
