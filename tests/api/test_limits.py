@@ -70,6 +70,31 @@ async def test_a_trickling_body_ends_in_timed_out_and_a_get_is_retried(make_clie
     assert len(server.requests) == 3 and len(sleeps.waits) == 2
 
 
+class _Trickle(httpx.AsyncByteStream):
+    """A body that keeps moving, ``size`` bytes every ``gap`` seconds, until it is all there."""
+
+    def __init__(self, body: bytes, size: int, gap: float) -> None:
+        self.body, self.size, self.gap = body, size, gap
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for at in range(0, len(self.body), self.size):
+            await asyncio.sleep(self.gap)
+            yield self.body[at:at + self.size]
+
+
+async def test_a_slow_body_that_keeps_moving_in_small_pieces_is_waited_out(make_client):
+    # A long list on a thin line: 23 pieces of 32 bytes, 20 ms apart, half a second in all against
+    # a 0.1 s deadline. Each byte earns 1/64 s at a minimum rate of 64 B/s, so each piece earns 0.5 s
+    # however small it is (counted in whole seconds, a piece under 64 bytes would earn none).
+    body = b'{"items": [], "count": 0' + b" " * 680 + b"}"
+    client, server = make_client(
+        lambda request: httpx.Response(200, headers={"content-type": "application/json"},
+                                       stream=_Trickle(body, 32, 0.02)),
+        request_timeout=0.1, min_transfer_rate=64.0, max_retries=0)
+    page = await _bounded(client.list_variables(), seconds=30)
+    assert page.items == [] and len(server.requests) == 1
+
+
 async def test_a_server_that_never_answers_a_get_is_timed_out(make_client):
     client, _server = make_client(_stalled, request_timeout=0.05, max_retries=0)
     with pytest.raises(errors.TimedOut) as caught:
