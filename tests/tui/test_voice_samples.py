@@ -68,13 +68,19 @@ async def _to_engine(pilot, engine: str) -> VoicesScreen:
     raise AssertionError(f"no {engine} row")
 
 
+async def _open_sample(pilot) -> SampleDialog:
+    """p on the engine highlighted: its sample dialog, once open."""
+    await pilot.press("p")
+    await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+    return pilot.app.screen
+
+
 async def test_first_sample_is_confirmed_then_the_same_sample_again_sends_nothing(xdg_dirs) -> None:
     console, spy = _console()
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _to_engine(pilot, "mulberry")
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+        await _open_sample(pilot)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(pilot.app.screen, SampleConfirm))
         question = str(pilot.app.screen.query_one("#confirm-text").content)
@@ -91,8 +97,7 @@ async def test_first_sample_is_confirmed_then_the_same_sample_again_sends_nothin
         assert "no audio output device" in saved or "audio extra" in saved  # why it was not played
 
         pilot.app.clear_notifications()
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+        await _open_sample(pilot)
         await pilot.press("enter")
         await until(pilot, lambda: any("nothing sent" in t for t in _toasts(pilot.app)))
         assert not isinstance(pilot.app.screen, Confirm)
@@ -104,8 +109,7 @@ async def test_no_to_the_confirm_sends_nothing() -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _to_engine(pilot, "muga")
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+        await _open_sample(pilot)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(pilot.app.screen, SampleConfirm))
         await pilot.press("n")
@@ -118,9 +122,7 @@ async def test_the_engines_rules_are_checked_as_the_line_is_typed() -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _to_engine(pilot, "muga")
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
-        dialog = pilot.app.screen
+        dialog = await _open_sample(pilot)
         line = dialog.query_one("#sample-text", Input)
         assert line.value.startswith("[neutral] ")
         line.value = "Hello without a tag"
@@ -145,9 +147,7 @@ async def test_a_mulberry_description_is_sent_as_the_description() -> None:
         screen = await _to_engine(pilot, "mulberry")
         engine = screen.current
         assert engine is not None and engine.descriptions
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
-        dialog = pilot.app.screen
+        dialog = await _open_sample(pilot)
         dialog.query_one("#sample-voice", Select).value = "description:" + engine.descriptions[0].id
         await pilot.pause()
         dialog.query_one("#sample-text", Input).focus()
@@ -161,9 +161,7 @@ async def test_the_default_line_follows_the_language_chosen() -> None:
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _to_engine(pilot, "mulberry")
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
-        dialog = pilot.app.screen
+        dialog = await _open_sample(pilot)
         line = dialog.query_one("#sample-text", Input)
         assert line.value.startswith("Namaste!")  # mulberry's default language: Hinglish
         dialog.query_one("#sample-language", Select).value = "hindi"
@@ -198,8 +196,7 @@ async def test_under_vap_web_the_sample_is_saved_and_offered_as_a_download(monke
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _to_engine(pilot, "mulberry-1.6")
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+        await _open_sample(pilot)
         await pilot.press("enter", "y")
         await until(pilot, lambda: delivered)
         (path, options), = delivered
@@ -232,8 +229,7 @@ async def test_with_a_device_the_sample_plays_and_leaving_the_screen_stops_it(mo
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _to_engine(pilot, "muga")
-        await pilot.press("p")
-        await until(pilot, lambda: isinstance(pilot.app.screen, SampleDialog))
+        await _open_sample(pilot)
         await pilot.press("enter", "y")
         await until(pilot, lambda: any(t.startswith("Playing muga") for t in _toasts(pilot.app)))
         assert speaker.calls == ["play"] and wav_problem(speaker.played[0]) is None
