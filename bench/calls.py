@@ -26,7 +26,6 @@ every key p99 121.8 ms (`/` ~90, escape ~119, spend and back 174.5).
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bench.scale import GOAL_MS, QUICK, Activity, Person, percentile
+from bench.scale import GOAL_MS, QUICK, Activity, Person, percentile, played
 
 ROOT = Path(__file__).resolve().parents[1]
 CALLS = int(os.environ.get("VAP_BENCH_CALLS", "10000"))
@@ -123,22 +122,10 @@ def script(person: Person, calls: int) -> None:
 
 
 async def _run(index_dir: Path, calls: int) -> list[Activity]:
-    from tests.tui.console_scenes import build_console, settle
+    from tests.tui.console_scenes import build_console
 
     console = build_console(start_screen="calls", index_dir=index_dir)
-    app = console.app
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        person = Person(app, asyncio.get_running_loop())
-        person.hook_frames()
-        ticker = asyncio.ensure_future(person.ticker())
-        gc.callbacks.append(person.gc_callback)
-        try:
-            await asyncio.to_thread(script, person, calls)
-        finally:
-            gc.callbacks.remove(person.gc_callback)
-            ticker.cancel()
-    return person.activities
+    return await played(console.app, script, calls)
 
 
 def measure(calls: int) -> list[Activity]:

@@ -272,10 +272,17 @@ def script(person: Person, counts: dict[str, int]) -> None:
 
 async def _run(bodies: dict[str, bytes], counts: dict[str, int]) -> list[Activity]:
     from bench._huge import serving
-    from tests.tui.console_scenes import build_console, settle
+    from tests.tui.console_scenes import build_console
 
     console = build_console(start_screen="templates", transport_wrapper=serving(bodies))
-    app = console.app
+    return await played(console.app, script, counts)
+
+
+async def played(app: Any, play: Callable[[Person, Any], None], arg: Any) -> list[Activity]:
+    """``play(person, arg)`` in its own thread, as a person at the keyboard of ``app`` (120×36):
+    every key timed, the frames and the garbage collector's passes watched meanwhile."""
+    from tests.tui.console_scenes import settle
+
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         person = Person(app, asyncio.get_running_loop())
@@ -283,7 +290,7 @@ async def _run(bodies: dict[str, bytes], counts: dict[str, int]) -> list[Activit
         ticker = asyncio.ensure_future(person.ticker())
         gc.callbacks.append(person.gc_callback)
         try:
-            await asyncio.to_thread(script, person, counts)
+            await asyncio.to_thread(play, person, arg)
         finally:
             gc.callbacks.remove(person.gc_callback)
             ticker.cancel()
