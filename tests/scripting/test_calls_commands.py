@@ -8,8 +8,7 @@ import csv
 import io
 import json
 
-import httpx
-
+from tests.lost_call_answer import LoseCallAnswer
 from tests.scripting.conftest import Vap
 from vap_console.sandbox.voice.trunks import trunks_of
 
@@ -71,19 +70,6 @@ def test_a_bad_number_names_the_field_and_sends_nothing(vap: Vap) -> None:
     result = place(vap, "98123 40001", "--yes")
     assert result.code == 2 and "--to" in result.err and "E.164" in result.err
     assert vap.sent == []
-
-
-class LoseCallAnswer(httpx.AsyncBaseTransport):
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-        self.posts = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.method == "POST" and request.url.path == "/v1/calls":
-            self.posts += 1
-            await (await self.inner.handle_async_request(request)).aread()
-            raise httpx.ReadError("connection reset by peer")
-        return await self.inner.handle_async_request(request)
 
 
 def test_a_lost_answer_is_kept_as_outcome_unknown_and_never_resent(vap: Vap) -> None:

@@ -14,6 +14,7 @@ import pytest
 from rich.console import Console as RichConsole
 from textual.widgets import Input, Static
 
+from tests.lost_call_answer import LoseCallAnswer
 from tests.tui.console_scenes import build_console, settle, until, web_call
 from vap_console.sandbox.voice.trunks import trunks_of
 from vap_console.tui.screens.call_dialog import PlaceCallConfirm, PlaceCallDialog
@@ -181,10 +182,7 @@ async def test_s_saves_the_recording_as_wav_fetched_without_the_key(tmp_path: Pa
                             transport_wrapper=lambda inner: made.append(NoKeyOnRecordings(inner)) or made[-1])
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await place(pilot, console, "+919812340001")
-        console.clock.advance(60)
-        await until(pilot, lambda: statuses(pilot.app) == ["completed"])
-        await settle(pilot)
+        await completed_call(pilot, console)
         await pilot.press("s")
         entry = next(iter(calls_screen(pilot.app).items.values()))
         saved = here / f"call-{entry.call_id}.wav"
@@ -210,25 +208,18 @@ async def test_the_filter_finds_a_call_by_the_words_said(tmp_path: Path) -> None
         await until(pilot, lambda: table.row_count == 1)
 
 
+async def completed_call(pilot, console) -> None:
+    """An outbound call to the number that answers, placed and followed to "completed" (a minute on)."""
+    await place(pilot, console, "+919812340001")
+    console.clock.advance(60)
+    await until(pilot, lambda: statuses(pilot.app) == ["completed"])
+    await settle(pilot)
+
+
 async def place_back_and_again(pilot, console, number: str) -> None:
     await pilot.press("6")
     await until(pilot, lambda: pilot.app.screen.__class__.__name__ == "AgentsScreen")
     await place(pilot, console, number)
-
-
-class LoseCallAnswer(httpx.AsyncBaseTransport):
-    """POST /v1/calls reaches the sandbox, which places the call; its answer is lost on the way back."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-        self.posts = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.method == "POST" and request.url.path == "/v1/calls":
-            self.posts += 1
-            await (await self.inner.handle_async_request(request)).aread()
-            raise httpx.ReadError("connection reset by peer")
-        return await self.inner.handle_async_request(request)
 
 
 async def test_a_lost_answer_is_kept_as_outcome_unknown_sent_once_and_a_finds_the_call(tmp_path: Path) -> None:
@@ -265,10 +256,7 @@ async def test_e_exports_every_call_with_its_transcript(tmp_path: Path, here: Pa
     console = build_console(start_screen="agents", index_dir=tmp_path / "index")
     async with console.app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await place(pilot, console, "+919812340001")
-        console.clock.advance(60)
-        await until(pilot, lambda: statuses(pilot.app) == ["completed"])
-        await settle(pilot)
+        await completed_call(pilot, console)
         await pilot.press("e")
         await until(pilot, lambda: pilot.app.screen.query("#yes"))
         await pilot.press("y")
