@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vap_console.sandbox.problems import Problem
+from vap_console.sandbox.problems import Problem, json_object
 from vap_console.sandbox.state import Account, AgentRecord
 from vap_console.sandbox.voice.call_records import CALLING, EXPIRED, CallRecord, Step, bill
 from vap_console.sandbox.wire import account_of, read_json, sandbox_of
@@ -73,9 +73,7 @@ async def deploy_agent(request: Request) -> Response:
 async def deployed_agent_of(request: Request, account: Account) -> AgentRecord:
     """The deployed agent a call request's body names (``agentId``, or ``agent_id``): 422/404/409."""
     body = await read_json(request)
-    if not isinstance(body, dict):
-        raise Problem(422, "invalid_request", "Send a JSON object with agentId.",
-                      details=[{"loc": "body", "message": "must be a JSON object"}])
+    body = json_object(body, "Send a JSON object with agentId.")
     ref = body.get("agentId", body.get("agent_id"))
     if not isinstance(ref, str) or not ref.strip():
         raise Problem(422, "invalid_request", "agentId is required.",

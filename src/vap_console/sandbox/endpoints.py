@@ -11,7 +11,7 @@ from vap_console.api.limits import AGENT_NAME, AGENT_PROMPT, TTS_DESCRIPTION
 from vap_console.sandbox.calls import find_agent_or_404, require_voice_agents
 from vap_console.sandbox.catalog import ENGINES, F0_RANGE, TTS_DEFAULTS, VOICES, template_by_slug, templates
 from vap_console.sandbox.clock import iso
-from vap_console.sandbox.problems import FieldProblems, whole
+from vap_console.sandbox.problems import FieldProblems, json_object, whole
 from vap_console.sandbox.state import AgentRecord
 from vap_console.sandbox.tools import add_tool, check_tool, declare_variable, delete_tool, variables_in
 from vap_console.sandbox.wire import account_of, page, read_json, sandbox_of
@@ -135,11 +135,9 @@ async def create_agent(request: Request) -> Response:
     account = account_of(request)
     require_voice_agents(account)
     body = await read_json(request)
+    body = json_object(body)
     p = FieldProblems()
-    if not isinstance(body, dict):
-        p.add("body", "must be a JSON object")
-        p.raise_if_any()
-    name = body.get("name")
+    name: Any = body.get("name")
     if not isinstance(name, str) or not name.strip():
         p.add("name", "is required")
     elif not AGENT_NAME.allows(len(name)):

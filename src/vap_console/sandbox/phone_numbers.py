@@ -15,7 +15,7 @@ from vap_console.api.limits import DATA_FIELD_KEY, DOCUMENTS, RENTAL_TEXT, REQUE
 from vap_console.sandbox import inventory
 from vap_console.sandbox.documents import MAX_BYTES, sniff
 from vap_console.sandbox.keys import INELIGIBLE_REASON
-from vap_console.sandbox.problems import FieldProblems, Problem, invalid_field, not_found
+from vap_console.sandbox.problems import FieldProblems, Problem, invalid_field, json_object, not_found
 from vap_console.sandbox.rentals import RentalRecord, plan
 from vap_console.sandbox.scenarios import Scenario
 from vap_console.sandbox.state import Account
@@ -128,10 +128,8 @@ def _read_form(form: Any) -> tuple[Any, list[UploadFile]]:
 
 
 def _check_payload(payload: Any, files: list[Any] | None) -> dict[str, Any]:
+    payload = json_object(payload)
     p = FieldProblems()
-    if not isinstance(payload, dict):
-        p.add("body", "must be a JSON object")
-        p.raise_if_any()
     out: dict[str, Any] = {}
     requested = payload.get("requestedNumber")
     if requested is None:

@@ -70,6 +70,16 @@ def invalid_field(loc: str, message: str) -> Problem:
     return invalid(problems.details)
 
 
+def json_object(body: Any, hint: str | None = None) -> dict[str, Any]:
+    """``body`` as a JSON object, or a 422 naming the body (``hint``: what to send instead of the
+    generic "check body")."""
+    if isinstance(body, dict):
+        return body
+    if hint is None:
+        raise invalid_field("body", "must be a JSON object")
+    raise Problem(422, "invalid_request", hint, details=[{"loc": "body", "message": "must be a JSON object"}])
+
+
 def not_found(what: str) -> Problem:
     return Problem(404, "not_found", f"No {what} here.")
 

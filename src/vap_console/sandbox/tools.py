@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from vap_console.api import limits
-from vap_console.sandbox.problems import FieldProblems, Problem, whole
+from vap_console.sandbox.problems import FieldProblems, Problem, json_object, whole
 from vap_console.sandbox.records import Account, ToolRecord, VariableRecord
 
 # The whole string: matched with fullmatch, since a `$` also matches before a final newline.
@@ -62,10 +62,8 @@ def _pairs(p: FieldProblems, loc: str, value: Any, keys: tuple[str, str],
 
 def check_tool(body: Any, account: Account) -> dict[str, Any]:
     """The tool as it will be stored and returned, plus its credentials; 422/409 otherwise."""
+    body = json_object(body)
     p = FieldProblems()
-    if not isinstance(body, dict):
-        p.add("body", "must be a JSON object")
-        p.raise_if_any()
     name = _text(p, "name", body.get("name"), limit=limits.TOOL_NAME, required=True)
     if name is not None and not NAME_RE.fullmatch(name):
         p.add("name", "must start with a letter and hold only letters, digits and underscores")

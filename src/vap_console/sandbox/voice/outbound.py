@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from vap_console.sandbox.calls import active_calls, find_agent_or_404, require_call_account, require_voice_agents
-from vap_console.sandbox.problems import FieldProblems, Problem, not_found
+from vap_console.sandbox.problems import FieldProblems, Problem, json_object, not_found
 from vap_console.sandbox.records import Account, AgentRecord, stable_id
 from vap_console.sandbox.voice.call_records import (
     CALLING,
@@ -129,9 +129,7 @@ def _caller_checked(account: Account, ref: str, now: datetime, origin: datetime)
 
 
 def _body(raw: Any) -> tuple[str, str, str]:
-    if not isinstance(raw, dict):
-        raise Problem(422, "invalid_request", "Send a JSON object with agentId, toNumber and fromTrunkId.",
-                      details=[{"loc": "body", "message": "must be a JSON object"}])
+    raw = json_object(raw, "Send a JSON object with agentId, toNumber and fromTrunkId.")
     problems = FieldProblems()
     values: dict[str, str] = {}
     ref_field = "agentId" if "agentId" in raw or "agent_id" not in raw else "agent_id"

@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from vap_console.sandbox.calls import find_agent_or_404, require_voice_agents
 from vap_console.sandbox.clock import iso
-from vap_console.sandbox.problems import FieldProblems, Problem, not_found
+from vap_console.sandbox.problems import FieldProblems, Problem, json_object, not_found
 from vap_console.sandbox.records import Account, stable_id
 from vap_console.sandbox.wire import account_of, read_json, sandbox_of
 
@@ -98,9 +98,7 @@ async def register_trunk(request: Request) -> Response:
     account = account_of(request)
     require_voice_agents(account)
     body = await read_json(request)
-    if not isinstance(body, dict):
-        raise Problem(422, "invalid_request", "Send a JSON object with phoneNumber and terminationUri.",
-                      details=[{"loc": "body", "message": "must be a JSON object"}])
+    body = json_object(body, "Send a JSON object with phoneNumber and terminationUri.")
     problems = FieldProblems()
     number = _text(body, "phoneNumber", problems, required=True)
     if number is not None and not E164.fullmatch(number):

@@ -33,7 +33,7 @@ from starlette.responses import Response
 from vap_console.sandbox.calls import active_calls
 from vap_console.sandbox.catalog import MUGA_TONES, MULBERRY_16_PRESETS, MULBERRY_PRESETS, TTS_DEFAULTS
 from vap_console.sandbox.endpoints import TTS_NUMBER_RANGES
-from vap_console.sandbox.problems import FieldProblems, Problem, whole
+from vap_console.sandbox.problems import FieldProblems, Problem, json_object, whole
 from vap_console.sandbox.state import Account, LedgerEntry
 from vap_console.sandbox.voice import speech
 from vap_console.sandbox.voice.voices import plan
@@ -140,10 +140,8 @@ def _check_number(name: str, value: Any, problems: FieldProblems) -> float | Non
 def check_synthesis(body: Any, *, model: str | None = None) -> Synthesis:
     """A synthesis request (the body of POST /v1/tts, or a socket's synthesis frame, whose model
     was chosen when its token was minted); raises one 422 listing every rule that fails."""
+    body = json_object(body)
     problems = FieldProblems()
-    if not isinstance(body, dict):
-        problems.add("body", "must be a JSON object")
-        problems.raise_if_any()
     if model is None:
         model = check_model(body.get("model"), problems)
     elif body.get("model", model) != model:

@@ -41,7 +41,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from vap_console.sandbox.problems import FieldProblems, Problem
+from vap_console.sandbox.problems import FieldProblems, Problem, json_object
 from vap_console.sandbox.state import Account, SandboxState
 from vap_console.sandbox.voice import speech
 from vap_console.sandbox.voice.tts import (
@@ -119,10 +119,8 @@ async def connect_speech_stream(request: Request) -> Response:
     account = account_of(request)
     admit(account)
     body = await read_json(request)
+    body = json_object(body)
     problems = FieldProblems()
-    if not isinstance(body, dict):
-        problems.add("body", "must be a JSON object")
-        problems.raise_if_any()
     model = check_model(body.get("model"), problems)
     check_text(body.get("text"), problems)
     problems.raise_if_any()
