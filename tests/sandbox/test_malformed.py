@@ -213,3 +213,13 @@ def test_raw_garbage_over_a_real_socket(live_sandbox) -> None:
             status = int(answer.split(b" ", 2)[1])
             assert 400 <= status < 500, answer[:200]
     assert httpx.get(f"{live_sandbox.base_url}/v1/voices", headers=auth(), timeout=5).status_code == 200
+
+
+@pytest.mark.parametrize("path", [*JSON_POSTS, "/v1/tts", "/v1/tts/ws-connect", "/v1/calls", "/v1/sip-trunks"])
+async def test_a_body_that_is_json_but_no_object_is_refused_naming_the_body(client: httpx.AsyncClient, path: str) -> None:
+    for raw in (b"[]", b'"text"', b"123", b"null"):
+        response = await client.post(path, content=raw, headers=JSON)
+        _check(response)
+        assert response.status_code == 422, (path, raw, response.text)
+        details = response.json().get("details") or response.json().get("error", {}).get("details")
+        assert {"loc": "body", "message": "must be a JSON object"} in details, (path, raw, response.text)
