@@ -288,12 +288,21 @@ class Ledger:
         where: str = ""
         args: tuple[Any, ...] = ()
         if text.strip():
-            like = "%" + text.strip().lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            words = text.strip().lower()
+            # As the words are kept in the transcript's JSON (json.dumps escapes " and \ and
+            # controls): a quick first test on the stored text, before each turn is read.
+            stored = json.dumps(words, ensure_ascii=False)[1:-1]
             where = ("WHERE lower(agent) LIKE ?1 ESCAPE '\\' OR lower(coalesce(status, '')) LIKE ?1 ESCAPE '\\' "
                      "OR lower(kind) LIKE ?1 ESCAPE '\\' OR coalesce(to_number, '') LIKE ?1 ESCAPE '\\' "
-                     "OR lower(coalesce(transcript, '')) LIKE ?1 ESCAPE '\\' "
+                     # The words of each turn, not the JSON they are kept in (its quotes,
+                     # backslashes and role names are not said). A transcript damaged by hand is
+                     # skipped: CASE, since SQLite may evaluate both sides of an AND.
+                     "OR lower(coalesce(transcript, '')) LIKE ?2 ESCAPE '\\' AND CASE WHEN NOT json_valid(transcript) "
+                     "THEN 0 WHEN json_type(transcript) = 'array' THEN EXISTS (SELECT 1 FROM json_each(transcript) "
+                     "AS turn WHERE lower(json_extract(transcript, '$[' || turn.key || '][1]')) LIKE ?1 ESCAPE '\\') "
+                     "END "
                      "OR (outcome = 'unknown' AND 'outcome unknown' LIKE ?1 ESCAPE '\\')")
-            args = (like,)
+            args = (_like(words), _like(stored))
         extra = ", transcript" if transcripts else ""
         sql = f"SELECT {_COLUMNS}{extra} FROM calls {where} ORDER BY noted_at DESC, row DESC"
         with self._connect() as conn:
@@ -369,6 +378,11 @@ class Ledger:
                  for e in entries],
             )
             conn.execute("COMMIT")
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern finding ``text`` anywhere, its ``%``, ``_`` and ``\\`` meaning themselves."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 def _entry(row: Sequence[Any], transcript: str | None = None) -> CallEntry:
