@@ -13,7 +13,8 @@ screen redraws only those widgets and ``vap agents talk|test`` read the same sta
 
 An ``interruption`` marks the turn in progress with how much had been said; the ``transcript``
 that settles it keeps the mark. The answer time of a turn is from the moment the person's turn was
-sent (``sent``) to the first sign of the agent's answer (``agent_start_talking`` or a delta).
+sent (``sent``) to the first sign of the agent's answer (``agent_start_talking``, a delta, or its
+``transcript`` when nothing came before it).
 """
 
 from __future__ import annotations
@@ -136,7 +137,7 @@ class Conversation:
         if self.live is not None:
             # What had arrived of the turn stays, marked as cut by the end.
             self.live.cut_off = True
-            self._settle(self.live.text)
+            self._settle(self.live.text, at)
             changed |= {TURNS, LIVE}
         return changed
 
@@ -148,8 +149,10 @@ class Conversation:
                 self.sent_at = None
         return self.live
 
-    def _settle(self, text: str) -> None:
-        turn = self.live or Turn("assistant")
+    def _settle(self, text: str, at: float) -> None:
+        # An answer may arrive whole, with no delta or agent_start_talking before it: its
+        # transcript is then the first sign of it, and is timed (using up the send) as such.
+        turn = self._answer_started(at)
         turn.text = text
         self.turns.append(turn)
         self.agent_turns += 1
@@ -183,7 +186,7 @@ class Conversation:
     def _transcript(self, event: ServerEvent) -> set[str]:
         assert isinstance(event, Transcript)
         if event.role == "assistant":
-            self._settle(event.text)
+            self._settle(event.text, event.received_at)
             return {TURNS, LIVE}
         if self.live is not None:
             self.held.append(Turn(event.role, event.text))
