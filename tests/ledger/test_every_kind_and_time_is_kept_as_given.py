@@ -4,7 +4,7 @@ merged into it; and what it refuses is refused in words naming the rule."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 import pytest
 

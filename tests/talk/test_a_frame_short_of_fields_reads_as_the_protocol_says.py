@@ -24,7 +24,7 @@ from vap_console.api.realtime import (
 
 def test_a_transcript_with_no_role_or_text_is_the_agents_and_empty() -> None:
     for kind, cls in (("transcript", Transcript), ("transcript.delta", TranscriptDelta)):
-        event = parse_event('{"type": "%s"}' % kind, received_at=1.0)
+        event = parse_event(f'{{"type": "{kind}"}}', received_at=1.0)
         assert isinstance(event, cls) and (event.role, event.text) == ("assistant", "")
 
 
