@@ -47,3 +47,12 @@ def test_what_is_refused_is_said_in_words(ledger: Ledger) -> None:
 def test_a_ledger_names_its_profile_and_file(ledger: Ledger) -> None:
     assert repr(ledger) == f"Ledger(profile='work', path={str(ledger.path)!r})"
     assert ledger.profile == "work"
+
+
+def test_a_call_not_read_yet_has_nothing_said_for_the_calls_filter(ledger: Ledger) -> None:
+    # The Calls screen searches what `said` holds: a call never read must add no words to it.
+    ledger.record_started("c1", "a", "web")
+    [listed] = ledger.entries(transcripts=True)
+    [plain] = ledger.entries()
+    found = ledger.get("c1")
+    assert found is not None and (listed.said, plain.said, found.said) == ("", "", "")
