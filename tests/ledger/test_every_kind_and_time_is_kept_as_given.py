@@ -56,3 +56,8 @@ def test_a_call_not_read_yet_has_nothing_said_for_the_calls_filter(ledger: Ledge
     [plain] = ledger.entries()
     found = ledger.get("c1")
     assert found is not None and (listed.said, plain.said, found.said) == ("", "", "")
+
+
+def test_spend_of_a_call_with_no_agent_is_totalled_as_unknown(ledger: Ledger) -> None:
+    ledger.cache_record(CallRecord.model_validate({"id": "c1", "status": "completed", "creditsCharged": 2}))
+    assert [(t.name, t.calls, t.credits) for t in ledger.totals("agent")] == [("(unknown)", 1, 2.0)]

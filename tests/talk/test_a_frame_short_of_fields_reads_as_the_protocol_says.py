@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.talk.test_how_a_call_ends_is_told import CREATED, URL, Scripted, call_over
+from tests.talk.test_how_a_call_ends_is_told import CREATED, URL, Scripted, call_over, frame
 from vap_console.api.realtime import (
     AgentSocket,
     ErrorEvent,
@@ -17,8 +17,10 @@ from vap_console.api.realtime import (
     Transcript,
     TranscriptDelta,
     UnknownEvent,
+    mask_token,
     parse_event,
     socket_url,
+    websockets_connect,
 )
 
 
@@ -86,3 +88,35 @@ async def test_commit_and_refusals_say_exactly_what_they_say() -> None:
     with pytest.raises(LineDropped) as over:
         await ended.commit()
     assert over.value.message == "The call has ended: nothing more can be sent"
+
+
+def test_an_empty_token_is_shown_as_nothing() -> None:
+    assert mask_token("") == "" and mask_token("wct_abcdef") == "…cdef"
+
+
+async def test_a_refusal_keeps_the_services_words_whole_but_its_full_stop() -> None:
+    _, _, failure = await call_over(Scripted(
+        frame(type="error", code="region_paused", message="Calls are paused in region X."), close=4000))
+    assert failure is not None and failure.message == "Calls are paused in region X (socket closed with 4000)"
+
+
+async def test_reading_a_socket_never_opened_is_refused_in_words() -> None:
+    with pytest.raises(RuntimeError) as caught:
+        await AgentSocket(URL).events().__anext__()
+    assert str(caught.value) == "open() the socket first"
+
+
+async def test_the_socket_names_this_client_to_the_server() -> None:
+    from websockets.asyncio.server import ServerConnection, serve
+
+    seen: list[str | None] = []
+
+    async def answer(connection: ServerConnection) -> None:
+        seen.append(connection.request.headers.get("User-Agent"))
+        await connection.close()
+
+    async with serve(answer, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        socket = await websockets_connect(f"ws://127.0.0.1:{port}/v1/agent/connect?token=t")
+        await socket.close()
+    assert seen == ["vap-console"]
