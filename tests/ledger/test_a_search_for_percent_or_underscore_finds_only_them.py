@@ -24,12 +24,10 @@ def _said(ledger: Ledger, call_id: str, words: str) -> None:
     ("_", ["under"]),
 ])
 def test_wildcard_letters_match_only_themselves(ledger: Ledger, typed: str, found: list[str]) -> None:
-    _said(ledger, "pct", "a 50% discount")
-    _said(ledger, "five", "500 rupees")
-    _said(ledger, "under", "file a_b please")
-    _said(ledger, "axb", "say axb")
-    _said(ledger, "slash", "path c\\d")
-    _said(ledger, "cd", "plain cd")
+    calls = {"pct": "a 50% discount", "five": "500 rupees", "under": "file a_b please", "axb": "say axb",
+             "slash": "path c\\d", "cd": "plain cd"}
+    for call_id, words in calls.items():
+        _said(ledger, call_id, words)
     assert sorted(e.call_id for e in ledger.entries(typed)) == found  # type: ignore[type-var]
 
 
