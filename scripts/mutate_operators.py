@@ -10,7 +10,7 @@ left out, an assignment that never happens. Issue 32 found such lines no test pi
 tool. These operators make those slips (registered as cosmic-ray's provider ``vap``, so sessions,
 filters and reports treat them as its own):
 
-* ``vap/StringReplacer``: a string literal changed (``"role"`` → ``"XXroleXX"``, ``""`` → ``"XX"``).
+* ``vap/StringReplacer``: a string literal changed (``"role"`` → ``"XXroleXX"``, ``""`` → ``"XXXX"``).
   Docstrings and f-strings are left alone (a docstring is no behaviour; an f-string's text is its
   constant parts, mutated through the values it formats).
 * ``vap/RemoveCall``: a statement that is only a call (``x.append(y)``, ``await s.send(m)``,
