@@ -8,6 +8,10 @@ set the same way and hit every socket call, timed on the sandbox clock from ``se
 ``socket_drop_after=S`` (closed with 1011, no ``session.closed``), ``socket_stall_after=S`` and
 ``socket_stall_for=S`` (the agent falls silent mid-call: no event at all, for S seconds or to the
 call's end), ``socket_start_error=CODE`` (one ``error`` frame, then close 4000).
+
+``hostile_text=1`` puts terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) into
+every string the sandbox serves, over HTTP and on the agent socket (sandbox/hostile_text.py says
+what, and what it leaves alone so that answers still parse and ids still work).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class Faults:
     socket_stall_after: float | None = None
     socket_stall_for: float | None = None
     socket_start_error: str | None = None
+    hostile_text: bool = False
 
     def __str__(self) -> str:
         text = (f"latency={self.latency_ms:g},error_rate={self.error_rate:g},"
@@ -48,6 +53,8 @@ class Faults:
             value = getattr(self, name)
             if value is not None:
                 text += f",{name}={value:g}" if isinstance(value, float) else f",{name}={value}"
+        if self.hostile_text:
+            text += ",hostile_text=1"
         return text
 
     @property
@@ -70,11 +77,16 @@ class Faults:
             name = name.strip()
             if not sep:
                 raise FaultSpecError(f"--faults: {part!r} is not name=value")
-            if name not in ("latency", "error_rate", "drop_rate", "seed", *_SOCKET_SETTINGS):
+            if name not in ("latency", "error_rate", "drop_rate", "seed", *_SOCKET_SETTINGS, "hostile_text"):
                 raise FaultSpecError(
                     f"--faults: unknown setting {name!r} (use latency, error_rate, drop_rate, seed, "
-                    + ", ".join(_SOCKET_SETTINGS) + ")"
+                    + ", ".join(_SOCKET_SETTINGS) + ", hostile_text)"
                 )
+            if name == "hostile_text":
+                if raw not in ("0", "1"):
+                    raise FaultSpecError(f"--faults: hostile_text must be 0 or 1, not {raw!r}")
+                values[name] = int(raw)
+                continue
             if name == "socket_start_error":
                 if raw not in SOCKET_START_ERRORS:
                     raise FaultSpecError(f"--faults: socket_start_error must be one of "
@@ -113,6 +125,7 @@ class Faults:
             seed=int(values.get("seed", 0)),
             **seconds,
             socket_start_error=str(start_error) if start_error is not None else None,
+            hostile_text=bool(values.get("hostile_text", 0)),
         )
 
 
