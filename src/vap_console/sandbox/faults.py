@@ -28,6 +28,22 @@ class FaultSpecError(ValueError):
     pass
 
 
+# What each --faults setting does, as the OpenAPI document lists them (info.x-sandbox-faults).
+SETTINGS = {
+    "latency": "MS: every request waits that long first",
+    "error_rate": "P: that share of requests answers 502 bad_gateway or 503 service_unavailable",
+    "drop_rate": "P: that share of connections is cut mid-answer, before or after the API acted",
+    "seed": "N: seeds the one generator that draws for every request",
+    "socket_drop_after": "S: every agent-socket call closed with 1011 that long after session.created",
+    "socket_stall_after": "S: the agent falls silent that long into every call",
+    "socket_stall_for": "S: and speaks again after that long",
+    "socket_start_error": "CODE: every call refused with that error frame, then close 4000",
+    "hostile_text": "1: terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) in every string "
+                    "served, HTTP answers and socket frames, and a hostile key in every object; dates and "
+                    "a frame's type left alone, ids sent back as served still reach their records",
+}
+
+
 # The agent socket's settings: seconds on the sandbox clock, then the error code of a refused start.
 _SOCKET_SETTINGS = ("socket_drop_after", "socket_stall_after", "socket_stall_for", "socket_start_error")
 # The codes the published protocol names for a call that cannot start (close 4000).
@@ -77,11 +93,8 @@ class Faults:
             name = name.strip()
             if not sep:
                 raise FaultSpecError(f"--faults: {part!r} is not name=value")
-            if name not in ("latency", "error_rate", "drop_rate", "seed", *_SOCKET_SETTINGS, "hostile_text"):
-                raise FaultSpecError(
-                    f"--faults: unknown setting {name!r} (use latency, error_rate, drop_rate, seed, "
-                    + ", ".join(_SOCKET_SETTINGS) + ", hostile_text)"
-                )
+            if name not in SETTINGS:
+                raise FaultSpecError(f"--faults: unknown setting {name!r} (use {', '.join(SETTINGS)})")
             if name == "hostile_text":
                 if raw not in ("0", "1"):
                     raise FaultSpecError(f"--faults: hostile_text must be 0 or 1, not {raw!r}")
