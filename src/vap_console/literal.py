@@ -18,8 +18,8 @@ stand-in:
 * line and paragraph separators (U+2028, U+2029) like newlines.
 
 Tabs and newlines are kept where the text wraps (``multiline=True``); on one line they become
-spaces. The console's widgets use it through ``tui/untrusted.py``; the command line prints
-through ``clean`` directly.
+spaces. The console's widgets use it through ``tui/untrusted.py``; the command line cleans its
+table cells and labels with ``clean`` directly.
 
 Two narrower rules serve what must stay exact data: ``defuse`` makes visible only what could
 steer a terminal (controls, C1, bidi, separators, lone surrogates; zero-width characters steer
