@@ -152,14 +152,30 @@ def test_no_server_text_reaches_the_terminal_as_control(command: str, mode: str,
         ET.parse(folder / "report.xml")  # JUnit: valid XML whatever the server said
 
 
+def env_for(sandbox: RunningSandbox, home: Path, *, key: bool = True) -> dict[str, str]:
+    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("VAP_")}
+    env = {**clean_env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "config"),
+           "XDG_DATA_HOME": str(home / "data")}
+    return {**env, "VAP_BASE_URL": sandbox.base_url, "VAP_API_KEY": "sk_sandbox_agent"} if key else env
+
+
+# The console's own commands (argparse): `vap rental watch` and `vap login` print what the server
+# said; profiles, logout, sandbox and web print nothing of a server's.
+@pytest.mark.parametrize("key", ["sk_sandbox_revoked", "sk_sandbox_noscope"])
+def test_login_says_a_hostile_refusal_literally(key: str, hostile: RunningSandbox, tmp_path: Path) -> None:
+    said = subprocess.run([sys.executable, "-m", "vap_console", "login", "--profile", "h", "--base-url",
+                           hostile.base_url], input=key + "\n", capture_output=True, text=True, timeout=120,
+                          env=env_for(hostile, tmp_path, key=False))
+    assert said.returncode == 1 and "nothing was stored" in said.stderr, said.stderr
+    assert "␛]52;c;" in said.stderr and raw_control(said.stdout + said.stderr) is None
+
+
 @pytest.mark.parametrize("argv", [["numbers", "watch", RENTAL, "--interval", "0.1"],
                                   ["rental", "watch", RENTAL, "--interval", "0.1"]], ids=" ".join)
 def test_watch_shows_a_hostile_status_literally(argv: list[str], hostile: RunningSandbox, tmp_path: Path) -> None:
-    clean_env = {k: v for k, v in os.environ.items() if not k.startswith("VAP_")}
-    env = {**clean_env, "VAP_BASE_URL": hostile.base_url, "VAP_API_KEY": "sk_sandbox_agent",
-           "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     with subprocess.Popen([sys.executable, "-m", "vap_console", *argv], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env) as watching:
+                          stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                          env=env_for(hostile, tmp_path)) as watching:
         try:
             assert watching.stdout is not None
             line = watching.stdout.readline().decode()  # its first status line, however long it takes
