@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vap_console.scripting.agent_tests import Check, TestFile, junit
+from vap_console.scripting import agent_tests
+from vap_console.scripting.agent_tests import Check, junit
 
 SAID = ("osc52 \x1b]52;c;aGk=\x07 nul \x00 c1 \x9b2J bidi \u202eevil cr \r ffff \uffff fffe \ufffe "
         "fdd0 \ufdd0 plane-16 \U0010ffff नमस्ते 📞")
@@ -19,7 +20,7 @@ SAID = ("osc52 \x1b]52;c;aGk=\x07 nul \x00 c1 \x9b2J bidi \u202eevil cr \r ffff 
 def test_the_report_parses_and_shows_what_was_said(where: str) -> None:
     check = Check(conversation="hours", what="answer 1 contains '9 am'", ok=False, detail="got 'closed'")
     setattr(check, where, SAID)
-    report = junit([(TestFile(Path("front-desk.test.json"), "ua_x", 1000, []), [check])])
+    report = junit([(agent_tests.TestFile(Path("front-desk.test.json"), "ua_x", 1000, []), [check])])
     root = ET.fromstring(report.split("\n", 1)[1])  # what a CI system reads: it parses
     case = root.find("testsuite/testcase")
     assert case is not None
