@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--speed", type=float, default=1.0, help="clock speed; 10 = ten times faster")
     serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
     serve.add_argument("--faults", default="", help="latency=MS,error_rate=P,drop_rate=P,seed=N "
-                       "(and socket_drop_after=S, socket_stall_after=S, socket_stall_for=S, socket_start_error=CODE)")
+                       "(and socket_drop_after=S, socket_stall_after=S, socket_stall_for=S, socket_start_error=CODE; "
+                       "hostile_text=1: terminal control in every string served)")
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than loopback"
     )

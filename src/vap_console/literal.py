@@ -18,13 +18,22 @@ stand-in:
 * line and paragraph separators (U+2028, U+2029) like newlines.
 
 Tabs and newlines are kept where the text wraps (``multiline=True``); on one line they become
-spaces. The console's widgets use it through ``tui/untrusted.py``; the command line prints
-through ``clean`` directly.
+spaces. The console's widgets use it through ``tui/untrusted.py``; the command line cleans its
+table cells and labels with ``clean`` directly.
+
+Two narrower rules serve what must stay exact data: ``defuse`` makes visible only what could
+steer a terminal (controls, C1, bidi, separators, lone surrogates; zero-width characters steer
+nothing and stay), and ``json_dumps`` writes those same characters as ``\\uXXXX`` escapes, so a
+JSON document is equal to its data and still harmless when it lands on a terminal. The command
+line's one writer (``scripting/output.py`` ``Defused``) passes everything it prints through
+``defuse``.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _SEPARATORS = "\u2028\u2029"
@@ -80,3 +89,25 @@ def typeable(value: str) -> bool:
     """Whether ``value`` could have been typed into a one-line field: nothing in it that ``clean``
     would show as something else (the keyboard gives no control, bidi or zero-width character)."""
     return not UNSAFE_ONE_LINE.search(value)
+
+
+# What could steer a terminal or reorder what it shows: ``UNSAFE`` but for zero-width characters.
+STEERING = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}\ud800-\udfff]")
+_STEERING_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}\ud800-\udfff]")
+
+
+def defuse(text: str) -> str:
+    """``text`` with every character that could steer a terminal made visible (as ``clean`` shows
+    it); newlines, tabs and zero-width characters are kept. What the command line writes."""
+    return STEERING.sub(lambda match: _MULTI[ord(match.group())], text) if STEERING.search(text) else text
+
+
+def json_dumps(value: Any, indent: int | None = 2) -> str:
+    """``value`` as JSON whose text holds nothing that could steer a terminal: ``\\uXXXX`` escapes
+    instead (C0 controls, DEL, C1, bidi overrides, separators, lone surrogates), so the document
+    parses to the very same data. Zero-width characters are written as they are."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    # Outside strings JSON has only spaces and newlines, which this leaves alone; inside them
+    # json.dumps already escaped C0 controls, and what is left (DEL, C1, bidi...) becomes \uXXXX.
+    return _STEERING_ONE_LINE.sub(
+        lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)

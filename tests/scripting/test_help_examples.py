@@ -12,10 +12,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -25,10 +23,8 @@ from typing import Any
 import click
 import pytest
 
-from tests.e2e.documents import make_kyc_set
+from tests.scripting.example_inputs import example_inputs
 from vap_console.cli import build_parser
-from vap_console.sandbox import inventory
-from vap_console.sandbox.seed import END_USER
 from vap_console.scripting.root import root, run
 
 BIN = Path(sys.executable).parent
@@ -102,26 +98,7 @@ def test_commands_that_cost_money_show_yes_in_their_examples() -> None:
 @pytest.fixture
 def inputs(tmp_path: Path) -> Path:
     """The files the examples read, in the folder they run in."""
-    folder = tmp_path / "work"
-    kyc = make_kyc_set(folder)
-    assert [p.name for p in kyc.values()] == ["incorporation.pdf", "electricity-bill.pdf", "pan-card.png"]
-    (folder / "tool.json").write_text(json.dumps({
-        "name": "order_lookup", "description": "Looks an order up by its number", "kind": "during_call",
-        "config": {"method": "GET", "url": "https://shop.example/api/orders/{order_id}",
-                   "llmParams": [{"name": "order_id", "type": "string", "description": "the order number"}]},
-    }), encoding="utf-8")
-    number = inventory.search(number_type=None, pattern=None, city=None, exclude=set())[0]
-    (folder / "application.json").write_text(json.dumps({
-        "requestedNumber": number.e164, "endUser": END_USER,
-        "documents": [
-            {"documentTypeId": "business_registration", "dataFields": {"gstin": "27AAACS1234F1ZS"}},
-            {"documentTypeId": "address_proof", "dataFields": {}},
-            {"documentTypeId": "signatory_id", "dataFields": {"pan": "ABCPS1234K", "signatory_name": "Dr Anjali Sharma"}},
-        ],
-    }), encoding="utf-8")
-    # vap agents test's example reads the conversation test the repository ships.
-    shutil.copy(ROOT / "examples" / "front-desk.test.json", folder / "front-desk.test.json")
-    return folder
+    return example_inputs(tmp_path / "work")
 
 
 @pytest.fixture

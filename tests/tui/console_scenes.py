@@ -96,9 +96,10 @@ def build_console(
     max_retries: int = 2,
     transport_wrapper: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
     client_options: dict[str, Any] | None = None,
+    faults: str = "",
 ) -> Console:
     clock = clock or VirtualClock()
-    sandbox = create_app(clock=clock, rate_limit=rate_limit)
+    sandbox = create_app(clock=clock, rate_limit=rate_limit, faults=faults)
     transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=sandbox)
     if empty:
         transport = EmptyLists(transport, empty)

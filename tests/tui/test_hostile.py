@@ -35,11 +35,12 @@ def hostile_console(**options):  # (Console, Hostile)
 FOLLOWING = {"rental-poll", "rental-resume"}
 
 
-async def shown(pilot: Pilot, where: str) -> str:
-    """Wait until every request but the rental follow-ups has its answer drawn; check the screen."""
+async def shown(pilot: Pilot, where: str, following: set[str] = FOLLOWING) -> str:
+    """Wait until every request but the follow-ups (the rental's, by default) has its answer
+    drawn; check the screen."""
     app = pilot.app
     for _ in range(3):
-        await until(pilot, lambda: not [w for w in app.workers if w.is_running and w.group not in FOLLOWING])
+        await until(pilot, lambda: not [w for w in app.workers if w.is_running and w.group not in following])
         await quiet(pilot, workers=False)  # every answer's messages taken in, however slow the machine
     assert app.is_running and app._exception is None, f"{where}: the console stopped"
     return assert_drawn_safely(app, where)

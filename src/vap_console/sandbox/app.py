@@ -17,6 +17,7 @@ from vap_console.sandbox import calls, endpoints, phone_numbers
 from vap_console.sandbox.clock import Clock, SystemClock, VirtualClock
 from vap_console.sandbox.faults import FaultInjector, Faults
 from vap_console.sandbox.gateway import RECORDINGS_PREFIX, Gateway, Idempotency, RateLimiter, monotonic_timer
+from vap_console.sandbox.hostile_text import HostileText
 from vap_console.sandbox.openapi import DOCUMENT_PATH, openapi_document
 from vap_console.sandbox.problems import Problem
 from vap_console.sandbox.state import SandboxState
@@ -173,6 +174,8 @@ def create_app(
         routes=_routes(),
         middleware=[
             Middleware(RequestIds),
+            # Outside the gateway, so its refusals (401, 429) carry the hostile text too.
+            Middleware(HostileText, enabled=faults.hostile_text),
             Middleware(FaultInjector, faults=faults),
             Middleware(Gateway, state=state, limiter=limiter),
             Middleware(Idempotency),

@@ -8,6 +8,10 @@ set the same way and hit every socket call, timed on the sandbox clock from ``se
 ``socket_drop_after=S`` (closed with 1011, no ``session.closed``), ``socket_stall_after=S`` and
 ``socket_stall_for=S`` (the agent falls silent mid-call: no event at all, for S seconds or to the
 call's end), ``socket_start_error=CODE`` (one ``error`` frame, then close 4000).
+
+``hostile_text=1`` puts terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) into
+every string the sandbox serves, over HTTP and on the agent socket (sandbox/hostile_text.py says
+what, and what it leaves alone so that answers still parse and ids still work).
 """
 
 from __future__ import annotations
@@ -22,6 +26,22 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 class FaultSpecError(ValueError):
     pass
+
+
+# What each --faults setting does, as the OpenAPI document lists them (info.x-sandbox-faults).
+SETTINGS = {
+    "latency": "MS: every request waits that long first",
+    "error_rate": "P: that share of requests answers 502 bad_gateway or 503 service_unavailable",
+    "drop_rate": "P: that share of connections is cut mid-answer, before or after the API acted",
+    "seed": "N: seeds the one generator that draws for every request",
+    "socket_drop_after": "S: every agent-socket call closed with 1011 that long after session.created",
+    "socket_stall_after": "S: the agent falls silent that long into every call",
+    "socket_stall_for": "S: and speaks again after that long",
+    "socket_start_error": "CODE: every call refused with that error frame, then close 4000",
+    "hostile_text": "1: terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) in every string "
+                    "served, HTTP answers and socket frames, and a hostile key in every object; dates and "
+                    "a frame's type left alone, ids sent back as served still reach their records",
+}
 
 
 # The agent socket's settings: seconds on the sandbox clock, then the error code of a refused start.
@@ -40,6 +60,7 @@ class Faults:
     socket_stall_after: float | None = None
     socket_stall_for: float | None = None
     socket_start_error: str | None = None
+    hostile_text: bool = False
 
     def __str__(self) -> str:
         text = (f"latency={self.latency_ms:g},error_rate={self.error_rate:g},"
@@ -48,6 +69,8 @@ class Faults:
             value = getattr(self, name)
             if value is not None:
                 text += f",{name}={value:g}" if isinstance(value, float) else f",{name}={value}"
+        if self.hostile_text:
+            text += ",hostile_text=1"
         return text
 
     @property
@@ -70,11 +93,13 @@ class Faults:
             name = name.strip()
             if not sep:
                 raise FaultSpecError(f"--faults: {part!r} is not name=value")
-            if name not in ("latency", "error_rate", "drop_rate", "seed", *_SOCKET_SETTINGS):
-                raise FaultSpecError(
-                    f"--faults: unknown setting {name!r} (use latency, error_rate, drop_rate, seed, "
-                    + ", ".join(_SOCKET_SETTINGS) + ")"
-                )
+            if name not in SETTINGS:
+                raise FaultSpecError(f"--faults: unknown setting {name!r} (use {', '.join(SETTINGS)})")
+            if name == "hostile_text":
+                if raw not in ("0", "1"):
+                    raise FaultSpecError(f"--faults: hostile_text must be 0 or 1, not {raw!r}")
+                values[name] = int(raw)
+                continue
             if name == "socket_start_error":
                 if raw not in SOCKET_START_ERRORS:
                     raise FaultSpecError(f"--faults: socket_start_error must be one of "
@@ -113,6 +138,7 @@ class Faults:
             seed=int(values.get("seed", 0)),
             **seconds,
             socket_start_error=str(start_error) if start_error is not None else None,
+            hostile_text=bool(values.get("hostile_text", 0)),
         )
 
 

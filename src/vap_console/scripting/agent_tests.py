@@ -246,20 +246,33 @@ def judge(script: Script, run: Run | None, failure: str | None, tools: list[str]
 # --- JUnit ---
 
 
+# What XML 1.0 cannot hold even as a character reference (U+FFFE, U+FFFF) and the other
+# noncharacters it discourages (U+FDD0-U+FDEF, the last two of every plane): a parser stops at the
+# first, so a server's answer holding one made the whole report unreadable.
+_NONCHARACTERS = "".join(chr(plane * 0x10000 + 0xFFFE) + chr(plane * 0x10000 + 0xFFFF) for plane in range(17))
+_NOT_XML = re.compile(f"[\ufdd0-\ufdef{_NONCHARACTERS}]")
+
+
+def _xml(value: object, *, multiline: bool = False) -> str:
+    """Text XML holds whatever the server said: control characters (which XML 1.0 cannot hold)
+    as ``clean`` shows them, noncharacters as ``\\uffff``-style escapes."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", clean(value, multiline=multiline))
+
+
 def junit(results: list[tuple[TestFile, list[Check]]]) -> str:
-    """JUnit XML: a suite per file, a case per expectation (what CI systems show)."""
+    """JUnit XML: a suite per file, a case per expectation (what CI systems show); valid XML
+    whatever the server said."""
     import xml.etree.ElementTree as ET
 
     root = ET.Element("testsuites", name="vap agents test")
     for test_file, checks in results:
         failed = sum(not c.ok for c in checks)
-        suite = ET.SubElement(root, "testsuite", name=clean(str(test_file.path), multiline=False),
+        suite = ET.SubElement(root, "testsuite", name=_xml(test_file.path),
                               tests=str(len(checks)), failures=str(failed), errors="0")
         for c in checks:
-            case = ET.SubElement(suite, "testcase", classname=clean(f"{test_file.path.stem}.{c.conversation}",
-                                                                    multiline=False),
-                                 name=clean(c.what, multiline=False))
+            case = ET.SubElement(suite, "testcase", classname=_xml(f"{test_file.path.stem}.{c.conversation}"),
+                                 name=_xml(c.what))
             if not c.ok:
-                ET.SubElement(case, "failure", message=clean(c.detail, multiline=False)).text = clean(c.detail)
+                ET.SubElement(case, "failure", message=_xml(c.detail)).text = _xml(c.detail, multiline=True)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

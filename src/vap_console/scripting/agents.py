@@ -29,6 +29,7 @@ from vap_console.scripting.base import (
     keep_call,
     say,
 )
+from vap_console.scripting.output import Fit
 
 WEBCALL_COST = "a web call is billed from the moment it starts, even if nobody joins"
 
@@ -51,7 +52,8 @@ def list_(session: Session) -> None:
         return emit_json(raw["items"])
     rows = [[a.ref, a.name, _state(a.deployed), a.template_slug, a.id] for a in page.items]
     emit_rows(session, ["REF", "NAME", "STATE", "TEMPLATE", "ID"], rows,
-              empty="No agents yet: `vap agents create --template SLUG --name NAME` makes one.")
+              empty="No agents yet: `vap agents create --template SLUG --name NAME` makes one.",
+              fit=Fit("REF", drop=("ID", "TEMPLATE")))
 
 
 @agents.command(epilog=example("vap agents show ua_4152f853c72d"))

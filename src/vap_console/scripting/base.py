@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from vap_console.literal import clean
-from vap_console.scripting.output import dump_json, print_pairs, print_rows
+from vap_console.scripting.output import Fit, dump_json, print_pairs, print_rows
 
 if TYPE_CHECKING:
     from vap_console.api.client import VapClient
@@ -60,10 +60,20 @@ class Session:
     resolved_profile: str = ""
     # Where the calls ledger lives (None: the user's data directory; tests point it elsewhere).
     data_dir: Path | None = None
+    # The terminal's width in cells (None: ask the terminal); tables are fitted to it.
+    columns: int | None = None
 
     @property
     def on_terminal(self) -> bool:
         return self.terminal_out if self.terminal_out is not None else _isatty(sys.stdout)
+
+    @property
+    def width(self) -> int:
+        if self.columns is not None:
+            return self.columns
+        import shutil
+
+        return shutil.get_terminal_size().columns
 
     @property
     def can_ask(self) -> bool:
@@ -203,11 +213,16 @@ def emit_json(value: Any) -> None:
     click.echo(dump_json(value))
 
 
-def emit_rows(session: Session, headers: list[str], rows: Sequence[Sequence[object]], *, empty: str) -> None:
+def emit_rows(session: Session, headers: list[str], rows: Sequence[Sequence[object]], *, empty: str,
+              fit: Fit) -> None:
+    """A list: a table fitted to the terminal (``fit`` names its key column and what goes first),
+    or every column tab-separated when piped."""
     if not rows and session.on_terminal:
         click.echo(empty, err=True)  # for a person; a script sees no lines
         return
-    print_rows(headers, rows, out=sys.stdout, terminal=session.on_terminal)
+    terminal = session.on_terminal
+    print_rows(headers, rows, out=sys.stdout, terminal=terminal, width=session.width if terminal else None,
+               fit=fit, note=sys.stderr)
 
 
 def emit_pairs(session: Session, pairs: list[tuple[str, object]]) -> None:

@@ -30,6 +30,7 @@ from vap_console.scripting.base import (
     keep_call,
     say,
 )
+from vap_console.scripting.output import Fit
 
 T = TypeVar("T")
 
@@ -81,7 +82,8 @@ def list_(session: Session, text: str) -> None:
              _duration(e.duration_seconds), _credits(e.credits), e.call_id or f"(row {e.row})"] for e in entries]
     emit_rows(session, ["WHEN", "AGENT", "KIND", "TO/FROM", "STATUS", "DURATION", "CREDITS", "ID"], rows,
               empty="No calls yet: a web call, a Talk session or `vap calls place` adds one; "
-                    "`vap calls add ID` adds a call started elsewhere.")
+                    "`vap calls add ID` adds a call started elsewhere.",
+              fit=Fit("ID", drop=("CREDITS", "KIND", "TO/FROM", "DURATION", "AGENT")))
 
 
 def _read(session: Session, call_id: str) -> tuple[Any, Any]:
@@ -117,7 +119,10 @@ def show(session: Session, call_id: str) -> None:
     _ledger_do(session, lambda ledger: ledger.cache_record(record))
     if session.as_json:
         return emit_json(raw)
-    entry = _ledger_do(session, lambda ledger: ledger.get(call_id))
+    # Kept under the id the server answered with, which a server may spell otherwise than asked.
+    entry = _ledger_do(session, lambda ledger: ledger.get(record.id) or ledger.get(call_id))
+    if entry is None:
+        raise Failure(f"call {call_id} was read but could not be kept in the calls ledger", EXIT_REFUSED)
     _print_entry(session, entry)
 
 

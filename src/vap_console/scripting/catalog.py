@@ -24,6 +24,7 @@ from vap_console.scripting.base import (
     example,
     say,
 )
+from vap_console.scripting.output import Fit
 
 
 @click.group(epilog=example("vap variables list --json"))
@@ -39,7 +40,8 @@ def variables_list(session: Session) -> None:
     if session.as_json:
         return emit_json(raw["items"])
     rows = [[v.name, v.default_value, v.tool_output, v.tool_id] for v in page.items]
-    emit_rows(session, ["NAME", "DEFAULT", "TOOL OUTPUT", "TOOL"], rows, empty="No variables.")
+    emit_rows(session, ["NAME", "DEFAULT", "TOOL OUTPUT", "TOOL"], rows, empty="No variables.",
+              fit=Fit("NAME", drop=("TOOL", "TOOL OUTPUT")))
 
 
 @click.group(epilog=example("vap voices list"))
@@ -60,7 +62,8 @@ def voices_list(session: Session) -> None:
              not e.disabled, e.phone_calls, steering(e), ", ".join(lang.id for lang in e.languages),
              ", ".join(e.voices)] for e in catalog.models]
     emit_rows(session, ["ENGINE", "LABEL", "ENABLED", "PHONE", "STEERED BY", "LANGUAGES", "VOICES"],
-              rows, empty="No voice engines.")
+              rows, empty="No voice engines.",
+              fit=Fit("ENGINE", drop=("LABEL", "PHONE", "ENABLED", "STEERED BY", "LANGUAGES")))
 
 
 SAY_EXAMPLE = 'vap voices say "[happy] Namaste! Aapka appointment confirm ho gaya hai." --model muga -o namaste.wav'
@@ -156,7 +159,8 @@ def templates_list(session: Session) -> None:
     if session.as_json:
         return emit_json(raw["items"])
     rows = [[t.slug, t.name, t.tts_config.model, t.description] for t in page.items]
-    emit_rows(session, ["SLUG", "NAME", "ENGINE", "DESCRIPTION"], rows, empty="No templates.")
+    emit_rows(session, ["SLUG", "NAME", "ENGINE", "DESCRIPTION"], rows, empty="No templates.",
+              fit=Fit("SLUG", drop=("ENGINE",)))
 
 
 @templates.command("show", epilog=example("vap templates show clinic-receptionist --json"))

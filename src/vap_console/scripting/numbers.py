@@ -26,6 +26,7 @@ from vap_console.scripting.base import (
     say,
     session_of,
 )
+from vap_console.scripting.output import Fit
 
 
 @click.group(epilog=example("vap numbers list | cut -f2"))
@@ -48,7 +49,9 @@ def list_(session: Session) -> None:
              format_nanos(r.monthly_rent_nanos, r.currency), _day(r.next_renewal_at)]
             for r in page.items]
     emit_rows(session, ["ID", "STATUS", "NUMBER", "TYPE", "CITY", "MONTHLY", "RENEWS"], rows,
-              empty="No rentals yet: `vap numbers rent` rents one.")
+              empty="No rentals yet: `vap numbers rent` rents one.",
+              # As the console's Numbers list gives way: the renewal, type, rent, then the city.
+              fit=Fit("ID", drop=("RENEWS", "TYPE", "MONTHLY", "CITY")))
 
 
 @numbers.command(epilog=example("vap numbers show 25b55625-a295-57db-828b-df59ee38b74a"))
@@ -86,7 +89,8 @@ def search(session: Session, country: str, number_type: str | None, pattern: str
         return emit_json(raw["items"])
     rows = [[n.e164, n.number_type, n.city, format_nanos(n.monthly_rent_nanos, n.currency),
              format_nanos(n.setup_nanos, n.currency)] for n in page.items]
-    emit_rows(session, ["NUMBER", "TYPE", "CITY", "MONTHLY", "SETUP"], rows, empty="No numbers match.")
+    emit_rows(session, ["NUMBER", "TYPE", "CITY", "MONTHLY", "SETUP"], rows, empty="No numbers match.",
+              fit=Fit("NUMBER", drop=("SETUP", "TYPE", "MONTHLY")))
 
 
 @numbers.command(epilog=example("vap numbers requirements --country IN"))

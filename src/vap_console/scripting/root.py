@@ -26,6 +26,7 @@ from vap_console.scripting.base import (
     example,
     profile_option,
 )
+from vap_console.scripting.output import defused_streams
 
 # Each area's module, imported only when that area is asked for: `vap variables list` loads
 # scripting.catalog and not the numbers, agents and tools commands (nor what they import: the
@@ -89,7 +90,15 @@ def completion(shell: str) -> None:
 
 
 def run(argv: Sequence[str], session: Session | None = None) -> int:
-    """Run one command; its exit code. Every failure is one line on stderr, never a traceback."""
+    """Run one command; its exit code. Every failure is one line on stderr, never a traceback.
+
+    Whatever it prints goes through the one writer (``output.defused_streams``): a string no
+    command cleaned still cannot reach the terminal as control."""
+    with defused_streams():
+        return _run(argv, session)
+
+
+def _run(argv: Sequence[str], session: Session | None) -> int:
     try:
         result = root.main(args=list(argv), prog_name="vap", obj=session or Session(),
                            standalone_mode=False)

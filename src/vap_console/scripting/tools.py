@@ -17,6 +17,7 @@ from vap_console.scripting.base import (
     example,
     say,
 )
+from vap_console.scripting.output import Fit
 
 
 @click.group(epilog=example("vap tools show lookup_customer --json"))
@@ -34,7 +35,8 @@ def list_(session: Session) -> None:
     rows = [[t.id, t.name, t.kind, t.config.method, t.config.url, "yes" if t.builtin else "no"]
             for t in page.items]
     emit_rows(session, ["ID", "NAME", "KIND", "METHOD", "URL", "BUILT-IN"], rows,
-              empty="No tools yet: `vap tools create --file tool.json` creates one.")
+              empty="No tools yet: `vap tools create --file tool.json` creates one.",
+              fit=Fit("ID", drop=("BUILT-IN", "KIND", "METHOD")))
 
 
 @tools.command(epilog=example("vap tools show lookup_customer"))

@@ -24,6 +24,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from vap_console.sandbox.calls import active_calls
 from vap_console.sandbox.clock import iso
+from vap_console.sandbox.hostile_text import hostile_frame
 from vap_console.sandbox.records import Account, LedgerEntry
 from vap_console.sandbox.voice import speech
 from vap_console.sandbox.voice.agent_brain import SandboxAgent
@@ -209,6 +210,8 @@ class Session:
                 return
             # A frame the client has gone away from is lost; the reader ends the call, having read
             # first what the client sent before it went (a session.close, so client_requested).
+            if self.faults.hostile_text:
+                event = hostile_frame(event)
             with contextlib.suppress(WebSocketDisconnect, OSError, RuntimeError):
                 await self.ws.send_text(json.dumps(event, separators=(",", ":"), ensure_ascii=False))
 

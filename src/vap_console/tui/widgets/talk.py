@@ -34,7 +34,8 @@ def turn_content(turn: Turn, *, arriving: bool = False) -> Content:
     who = SPEAKERS.get(turn.role, turn.role.title() or "?")
     style = "bold $text-accent" if turn.role == "assistant" else "bold $text-success"
     body = untrusted.content(turn.text or "…")
-    parts = [Content.styled(f"{who}: ", style), body]
+    # An unknown role is the server's word: shown literally, like what was said.
+    parts = [untrusted.content(f"{who}: ", style, multiline=False), body]
     if arriving:
         parts.append(Content.styled(" ▍", "$accent"))
     if turn.interrupted_at is not None:
