@@ -155,3 +155,24 @@ async def test_a_failure_inside_the_sandbox_closes_the_session_with_reason_error
     record = account_of(live_sandbox).calls[registered["call_id"]]
     assert record.status == FAILED and record.end_reason == "error"
     assert (await limits(live_sandbox))["active_requests"] == 0
+
+
+async def test_call_max_s_moves_the_calls_longest_length(sandbox_clock) -> None:
+    """A test on a fast clock sets calls a day long, so a busy machine never ends one at 120 s."""
+    with sandbox_with(sandbox_clock, "call_max_s=300") as sandbox:
+        registered = await register(sandbox)
+        async with dialled(sandbox, registered["access_token"]) as call:
+            await call.next()
+            await call.greeted()
+            sandbox_clock.advance(120)
+            assert await call.probe() == []
+            sandbox_clock.advance(180)
+            assert await call.to_close() == [{"type": "session.closed", "reason": "max_duration"}]
+        record = account_of(sandbox).calls[registered["call_id"]]
+    assert record.end_reason == "max_duration" and record.credits_charged == pytest.approx(5 * 3.0)  # five started minutes
+
+
+def test_call_max_s_is_seconds_within_a_day() -> None:
+    assert Faults.parse("call_max_s=90").call_max_s == 90
+    with pytest.raises(FaultSpecError, match="call_max_s must be seconds from 0 to 86400"):
+        Faults.parse("call_max_s=-1")

@@ -11,6 +11,7 @@ import httpx
 import pytest
 import websockets
 
+from tests.talk.cli import LONG_CALLS, SPEED
 from vap_console.api.realtime import socket_url
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import VirtualClock
@@ -59,7 +60,7 @@ async def test_every_string_is_hostile_but_dates_and_ids_still_work() -> None:
 
 
 async def test_the_agent_sockets_text_is_hostile_and_its_token_still_works() -> None:
-    with start_in_thread(speed=100, faults="hostile_text=1") as live:
+    with start_in_thread(speed=SPEED, faults=f"hostile_text=1,{LONG_CALLS}") as live:
         async with httpx.AsyncClient(base_url=live.base_url, headers=auth()) as c:
             agent = next(a for a in (await c.get("/v1/agents")).json()["items"] if a["deployed"])
             call = (await c.post("/v1/register-call", json={"agent_id": agent["id"]})).json()

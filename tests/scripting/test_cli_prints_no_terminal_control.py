@@ -26,6 +26,7 @@ import click
 import pytest
 
 from tests.scripting.example_inputs import example_inputs
+from tests.talk.cli import LONG_CALLS, SPEED
 from vap_console.credentials import KeyStore, ProfileStore
 from vap_console.sandbox.hostile_text import decorate
 from vap_console.sandbox.server import RunningSandbox, start_in_thread
@@ -105,7 +106,7 @@ def test_every_command_is_run_here() -> None:
 @pytest.fixture
 def hostile() -> Iterator[RunningSandbox]:
     # Fast, so a conversation's greeting and answers come without the test moving a clock.
-    with start_in_thread(speed=100, faults="hostile_text=1") as running:
+    with start_in_thread(speed=SPEED, faults=f"hostile_text=1,{LONG_CALLS}") as running:
         yield running
 
 

@@ -108,9 +108,10 @@ def sandbox_for(example: str, live_sandbox) -> Iterator[Any]:
     if not any(f"vap agents {command} " in example for command in ("talk", "test")):
         yield live_sandbox
         return
+    from tests.talk.cli import LONG_CALLS, SPEED
     from vap_console.sandbox.server import start_in_thread
 
-    with start_in_thread(speed=100) as fast:
+    with start_in_thread(speed=SPEED, faults=LONG_CALLS) as fast:
         yield fast
 
 

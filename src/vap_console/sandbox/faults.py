@@ -7,7 +7,9 @@ The realtime agent socket's faults (sandbox/voice/agent_socket.py, docs/sandbox-
 set the same way and hit every socket call, timed on the sandbox clock from ``session.created``:
 ``socket_drop_after=S`` (closed with 1011, no ``session.closed``), ``socket_stall_after=S`` and
 ``socket_stall_for=S`` (the agent falls silent mid-call: no event at all, for S seconds or to the
-call's end), ``socket_start_error=CODE`` (one ``error`` frame, then close 4000).
+call's end), ``socket_start_error=CODE`` (one ``error`` frame, then close 4000), ``call_max_s=S`` (a call's
+longest length, 120 s on the sandbox clock unless set: a test on a fast clock that is not about
+that limit sets it far off, so a busy machine does not end its call for it).
 
 ``hostile_text=1`` puts terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) into
 every string the sandbox serves, over HTTP and on the agent socket (sandbox/hostile_text.py says
@@ -38,6 +40,7 @@ SETTINGS = {
     "socket_stall_after": "S: the agent falls silent that long into every call",
     "socket_stall_for": "S: and speaks again after that long",
     "socket_start_error": "CODE: every call refused with that error frame, then close 4000",
+    "call_max_s": "S: a call's longest length on the sandbox clock (120 unless set), then max_duration",
     "hostile_text": "1: terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) in every string "
                     "served, HTTP answers and socket frames, and a hostile key in every object; dates and "
                     "a frame's type left alone, ids sent back as served still reach their records",
@@ -61,6 +64,7 @@ class Faults:
     socket_stall_for: float | None = None
     socket_start_error: str | None = None
     hostile_text: bool = False
+    call_max_s: float | None = None
 
     def __str__(self) -> str:
         text = (f"latency={self.latency_ms:g},error_rate={self.error_rate:g},"
@@ -71,11 +75,13 @@ class Faults:
                 text += f",{name}={value:g}" if isinstance(value, float) else f",{name}={value}"
         if self.hostile_text:
             text += ",hostile_text=1"
+        if self.call_max_s is not None:
+            text += f",call_max_s={self.call_max_s:g}"
         return text
 
     @property
     def socket_active(self) -> bool:
-        return any(getattr(self, name) is not None for name in _SOCKET_SETTINGS)
+        return any(getattr(self, name) is not None for name in (*_SOCKET_SETTINGS, "call_max_s"))
 
     @property
     def active(self) -> bool:
@@ -111,7 +117,7 @@ class Faults:
                     value: float | int = float(raw)
                     if not 0 <= value <= 60_000:
                         raise ValueError
-                elif name in _SOCKET_SETTINGS:
+                elif name in _SOCKET_SETTINGS or name == "call_max_s":
                     value = float(raw)
                     if not 0 <= value <= 86_400:
                         raise ValueError
@@ -123,7 +129,8 @@ class Faults:
                     value = int(raw)
             except ValueError:
                 rule = {"latency": "milliseconds from 0 to 60000", "seed": "a whole number"}.get(
-                    name, "seconds from 0 to 86400" if name in _SOCKET_SETTINGS else "a probability from 0 to 1"
+                    name, "seconds from 0 to 86400" if name in (*_SOCKET_SETTINGS, "call_max_s")
+                    else "a probability from 0 to 1"
                 )
                 raise FaultSpecError(f"--faults: {name} must be {rule}, not {raw!r}") from None
             values[name] = value
@@ -139,6 +146,7 @@ class Faults:
             **seconds,
             socket_start_error=str(start_error) if start_error is not None else None,
             hostile_text=bool(values.get("hostile_text", 0)),
+            call_max_s=float(values["call_max_s"]) if "call_max_s" in values else None,
         )
 
 

@@ -105,7 +105,8 @@ class Session:
         # The instant of the frame the speaker is at; None while it waits for the caller.
         self.speaker_at: datetime | None = None
         drop = self.faults.socket_drop_after
-        self.cutoff = now + timedelta(seconds=min(MAX_DURATION_SECONDS, drop if drop is not None else 1e9))
+        self.longest = self.faults.call_max_s if self.faults.call_max_s is not None else MAX_DURATION_SECONDS
+        self.cutoff = now + timedelta(seconds=min(self.longest, drop if drop is not None else 1e9))
         stall = self.faults.socket_stall_after
         stall_for = self.faults.socket_stall_for
         self.stall_from = now + timedelta(seconds=stall) if stall is not None else None
@@ -373,7 +374,7 @@ class Session:
     async def _time(self) -> None:
         marks: list[tuple[datetime, int, str]] = [(self.cutoff, 0, "end")]
         marks += [(self.started + timedelta(minutes=m), 1, "minute")
-                  for m in range(1, MAX_DURATION_SECONDS // 60 + 1)]
+                  for m in range(1, int(self.longest) // 60 + 1)]
         if self.stall_from is not None:
             marks += [(self.stall_from, 1, "stall"), (self.stall_until, 1, "resume")]
         for at, _, what in sorted(m for m in marks if m[0] <= self.cutoff):
@@ -381,7 +382,7 @@ class Session:
             if what == "end":
                 await self._speaker_reaches(at)
                 drop = self.faults.socket_drop_after
-                self._end("dropped" if drop is not None and drop < MAX_DURATION_SECONDS else "max_duration")
+                self._end("dropped" if drop is not None and drop < self.longest else "max_duration")
                 return
             if what == "minute":
                 self._charge()
