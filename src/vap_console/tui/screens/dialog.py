@@ -17,6 +17,8 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -55,6 +57,27 @@ class Dialog(AnswersOnce[T]):
 
     def action_show_keys(self) -> None:
         self.app.push_screen(KeysHelpScreen(self))
+
+    @property
+    def focus_chain(self) -> list[Widget]:
+        """Tab's order: the fields as shown, then the docked buttons, however far the body is
+        scrolled.
+
+        Textual orders focus by where each widget sits in its container's scrolled space. A row
+        docked at the frame's bottom stays put while the fields scroll under it, so on a short
+        terminal a field scrolled below the row's place came after the buttons: after a click
+        (which does not scroll) Tab jumped from Base URL over the API key to "Verify and save",
+        and the key typed next was lost.
+        """
+        chain = super().focus_chain
+        return ([widget for widget in chain if not _docked_at_bottom(widget)]
+                + [widget for widget in chain if _docked_at_bottom(widget)])
+
+
+def _docked_at_bottom(widget: Widget) -> bool:
+    """Whether ``widget`` is in a row docked at the bottom of its dialog (its buttons)."""
+    return any(isinstance(node, Widget) and node.styles.dock == "bottom"
+               for node in widget.ancestors_with_self if not isinstance(node, Screen))
 
 
 # --- yes or no ---
