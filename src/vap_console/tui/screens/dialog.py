@@ -152,6 +152,58 @@ class Confirm(Dialog[bool]):
         self.dismiss(False)
 
 
+class Choice(Dialog[str | None]):
+    """A question with a few answers, a button and a key each, and Cancel: Esc or Cancel
+    answers None, so leaving the dialog never picks an answer (a yes/no "JSON (y) or CSV (n)?"
+    wrote a CSV on Esc). A subclass names its ``ANSWERS`` and binds their keys to
+    ``answer('<value>')``; the first answer has the focus."""
+
+    LABEL = "Choose"
+    # The same frame as the yes/no question.
+    DEFAULT_CSS = Confirm.DEFAULT_CSS.replace("Confirm", "Choice")
+    # (value answered, button label with its key); Cancel is added after them.
+    ANSWERS: ClassVar[tuple[tuple[str, str], ...]] = ()
+    BINDINGS = [
+        Binding("escape", "answer('')", "Cancel", id="choice.cancel", tooltip="Do nothing"),
+    ]
+
+    def __init__(self, question: str, *, title: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with DialogBox(classes="dialog"):
+            if self.title_text:
+                yield Static(untrusted.content(self.title_text), classes="dialog-title")
+            yield Static(untrusted.content(self.question), id="choice-text", classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                for value, label in self.ANSWERS:
+                    yield Button(untrusted.content(label), id=f"choice-{value}", name=value)
+                yield Button("Cancel (Esc)", id="choice-cancel", name="")
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
+
+    def action_answer(self, value: str) -> None:
+        self.dismiss(value or None)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.name or None)
+
+
+class ExportFormat(Choice):
+    """Which format an export is written in: ``json``, ``csv``, or None (cancelled)."""
+
+    LABEL = "Export format"
+    ANSWERS = (("json", "JSON (j)"), ("csv", "CSV (c)"))
+    BINDINGS = [
+        Binding("j", "answer('json')", "JSON", id="export.json", tooltip="Write one JSON document"),
+        Binding("c", "answer('csv')", "CSV", id="export.csv", tooltip="Write a CSV, a row per call"),
+    ]
+
+
 def confirm_then(app: App[Any], question: Confirm, act: Callable[[], object]) -> None:
     """Confirm-then-act, written once: show ``question``; ``act`` runs only on an explicit yes
     (no, Esc, or a second answer from one gesture: nothing is done, nothing is sent).
