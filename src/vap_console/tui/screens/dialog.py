@@ -134,10 +134,7 @@ class Confirm(Dialog[bool]):
 
     def compose(self) -> ComposeResult:
         with DialogBox(classes="dialog"):
-            # Titles and questions quote server names: shown literally.
-            if self.title_text:
-                yield Static(untrusted.content(self.title_text), classes="dialog-title")
-            yield Static(untrusted.content(self.question), id="confirm-text", classes="dialog-body")
+            yield from question_head(self.title_text, self.question, "confirm-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(untrusted.content(f"{self.yes_label} (y)"), id="yes",
                              variant="error" if self.danger else "warning")
@@ -174,9 +171,7 @@ class Choice(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         with DialogBox(classes="dialog"):
-            if self.title_text:
-                yield Static(untrusted.content(self.title_text), classes="dialog-title")
-            yield Static(untrusted.content(self.question), id="choice-text", classes="dialog-body")
+            yield from question_head(self.title_text, self.question, "choice-text")
             with Horizontal(classes="dialog-buttons"):
                 for value, label in self.ANSWERS:
                     yield Button(untrusted.content(label), id=f"choice-{value}", name=value)
@@ -202,6 +197,13 @@ class ExportFormat(Choice):
         Binding("j", "answer('json')", "JSON", id="export.json", tooltip="Write one JSON document"),
         Binding("c", "answer('csv')", "CSV", id="export.csv", tooltip="Write a CSV, a row per call"),
     ]
+
+
+def question_head(title: str, question: str, text_id: str) -> ComposeResult:
+    """A question's title (when it has one) and its text. Both quote server names: shown literally."""
+    if title:
+        yield Static(untrusted.content(title), classes="dialog-title")
+    yield Static(untrusted.content(question), id=text_id, classes="dialog-body")
 
 
 def confirm_then(app: App[Any], question: Confirm, act: Callable[[], object]) -> None:
