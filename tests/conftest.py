@@ -8,11 +8,13 @@ it to move rentals on), ``sandbox_app`` (the ASGI app on that clock, state in
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 
 import httpx
 import pytest
+from hypothesis import settings
 
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import VirtualClock
@@ -22,6 +24,31 @@ from vap_console.sandbox.server import RunningSandbox, start_in_thread
 # the terminal, so a console the tests start in a 120x36 tmux pane would lay itself out at 80x24.
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
+
+# Hypothesis's default deadline (200 ms an example) assumes a quick machine: on a busy one an
+# example that merely waited for the CPU failed as DeadlineExceeded, then Flaky when its rerun was
+# quick. A loaded machine makes a test slower, never red: no deadline for any property here
+# (a hang is still bounded, by pytest-timeout).
+settings.register_profile("vap-console", deadline=None)
+settings.load_profile("vap-console")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The end-of-run garbage collections, done while the run is still the run's.
+
+    pytest collects garbage five times once a process is done, to report exceptions raised in
+    finalizers. In an xdist worker that came after the worker had said it was finished, and
+    execnet gives a finished worker 5 s before it sends it a SIGINT: on a busy machine five full
+    passes over a worker's heap took longer, and the green run ended with a KeyboardInterrupt
+    traceback (raised inside Hypothesis's garbage-collector callback, which runs in each pass).
+    Here, last of the session's end (after its fixtures are torn down, before xdist reports the
+    worker finished), the same five passes run with pytest's hook still catching what they raise;
+    then what is left alive is frozen, so the passes at exit walk nothing it already walked.
+    """
+    for _ in range(5):
+        gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture

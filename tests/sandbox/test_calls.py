@@ -62,7 +62,7 @@ async def test_a_fifth_concurrent_call_on_four_slots_is_refused_until_one_ends(
 ) -> None:
     agent = (await _deployed(client))[0]
     limits = (await client.get("/v1/agent/limits")).json()
-    assert limits == {"concurrency_limit": 4, "active_requests": 0, "plan": "payg"}
+    assert limits == {"concurrency_limit": 4, "active_requests": 0, "plan": "payg", "credits_per_started_minute": 3}
     for _n in range(4):
         assert (await client.post("/v1/webcall", json={"agentId": agent["id"]})).status_code == 200
         sandbox_clock.advance(1)

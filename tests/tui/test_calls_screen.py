@@ -258,8 +258,8 @@ async def test_e_exports_every_call_with_its_transcript(tmp_path: Path, here: Pa
         await settle(pilot)
         await completed_call(pilot, console)
         await pilot.press("e")
-        await until(pilot, lambda: pilot.app.screen.query("#yes"))
-        await pilot.press("y")
+        await until(pilot, lambda: pilot.app.screen.query("#choice-json"))
+        await pilot.press("j")
         await until(pilot, lambda: list(here.glob("calls-sandbox-*.json")))
         await settle(pilot)
         import json

@@ -18,6 +18,7 @@ from vap_console.ledger import Ledger
 from vap_console.sandbox.clock import EPOCH
 from vap_console.tui.screens.call_dialog import PlaceCallDialog
 from vap_console.tui.screens.calls import CallsScreen
+from vap_console.tui.screens.dialog import ExportFormat
 from vap_console.tui.screens.spend import SpendScreen
 
 SIZES = {"120x36": (120, 36), "80x24": (80, 24)}
@@ -58,7 +59,7 @@ async def three_calls(pilot: Pilot, console) -> None:
     await settle(pilot)
 
 
-SCENES = ("calls", "calls_place_dialog", "calls_spend")
+SCENES = ("calls", "calls_place_dialog", "calls_spend", "calls_export")
 
 
 async def _scene(name: str, pilot: Pilot, console) -> None:
@@ -72,6 +73,9 @@ async def _scene(name: str, pilot: Pilot, console) -> None:
         await pilot.press("c")
         await until(pilot, lambda: isinstance(pilot.app.screen, SpendScreen))
         await until(pilot, lambda: bool(str(pilot.app.screen.query_one("#totals-kind").content)))
+    elif name == "calls_export":
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(pilot.app.screen, ExportFormat) and pilot.app.screen.query("#choice-cancel"))
     pilot.app.clear_notifications()  # the toasts of the calls placed, gone before the picture
     await settle(pilot)
 

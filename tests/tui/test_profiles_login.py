@@ -304,3 +304,41 @@ async def test_a_key_that_does_not_fit_the_host_is_warned_about_as_typed() -> No
         screen.query_one("#key", Input).value = "rk_live_abcdefghijklmnopqrstuvwx"
         await quiet(pilot)
         assert "live key" in text(screen, "#key-warning") and "uvwx" not in text(screen, "#key-warning")
+
+
+
+# What a first start said on a machine without a D-Bus session (the new user's): the longest reason.
+NO_DBUS = KeyringUnavailable("no keyring backend was found (there is no D-Bus session, which a Secret Service needs)")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_after_a_click_into_base_url_tab_goes_to_the_api_key_and_the_key_lands_there(
+    size: tuple[int, int],
+) -> None:
+    # With the reason and the session-only button the form scrolls on these terminals, and the
+    # buttons' row stays docked while the fields move: tried at every place the form scrolls to.
+    app = LoginApp(KeyStore(backend=MemoryKeyring()), profile="default", base_url=None,
+                   reason=no_key_reason(None, NO_DBUS), verify=verify_async, keyring_failed=True)
+    async with app.run_test(size=size) as pilot:
+        await quiet(pilot)
+        screen = app.screen
+        form = screen.query_one("#login-dialog")
+        base_url, key = screen.query_one("#base-url", Input), screen.query_one("#key", Input)
+        assert app.focused is key and form.max_scroll_y > 0  # the empty field, scrolled down to
+        for offset in range(round(form.max_scroll_y) + 1):
+            key.value = ""
+            form.scroll_to(y=offset, animate=False, immediate=True)
+            await quiet(pilot)
+            if not screen.region.contains_region(base_url.region):
+                continue  # a person clicks only what is on screen
+            await click(pilot, "#base-url")
+            await until(pilot, lambda: app.focused is base_url)
+            await pilot.press("tab")
+            await until(pilot, lambda: app.focused is not base_url)
+            assert app.focused is key, f"scrolled {offset}: Tab went to {app.focused!r}"
+            await pilot.press(*GOOD_KEY)
+            await until(pilot, lambda: key.value == GOOD_KEY)
+            await pilot.press("tab")
+            await until(pilot, lambda: app.focused is not key)
+            assert app.focused is screen.query_one("#login-save", Button)  # then the buttons
+        assert app.return_value is None  # nothing was submitted on the way

@@ -20,7 +20,14 @@ from starlette.responses import JSONResponse, Response
 
 from vap_console.sandbox.problems import Problem, json_object
 from vap_console.sandbox.state import Account, AgentRecord
-from vap_console.sandbox.voice.call_records import CALLING, EXPIRED, CallRecord, Step, bill
+from vap_console.sandbox.voice.call_records import (
+    CALLING,
+    EXPIRED,
+    PRICE_CREDITS_PER_MINUTE,
+    CallRecord,
+    Step,
+    bill,
+)
 from vap_console.sandbox.wire import account_of, read_json, sandbox_of
 
 MEDIA_HOST = "wss://media.sandbox.invalid"
@@ -56,6 +63,9 @@ async def agent_limits(request: Request) -> Response:
         "concurrency_limit": account.key.call_slots,
         "active_requests": active_calls(account, now),
         "plan": account.key.plan,
+        # Sandbox only: its price, so a confirm can say what a call costs (the real service
+        # publishes none; docs/sandbox-voice.md "Price").
+        "credits_per_started_minute": PRICE_CREDITS_PER_MINUTE,
     })
 
 

@@ -11,6 +11,7 @@ from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.inventory import CURRENCY, DOCUMENT_TYPES, INVENTORY, PRICES
 from vap_console.sandbox.keys import KEYS
 from vap_console.sandbox.state import SandboxState
+from vap_console.sandbox.voice.call_records import PRICE_CREDITS_PER_MINUTE
 
 
 def _page(items: list[dict[str, Any]], limit: int = 2) -> dict[str, Any]:
@@ -56,7 +57,8 @@ def examples() -> dict[str, Any]:
         "agent_request": {"name": "Front desk", "systemInstruction": "You answer calls for {clinic_name}.",
                           "greeting": "Namaste! How can I help?", "ttsConfig": {"model": "muga"},
                           "source": "blank"},
-        "limits": {"concurrency_limit": KEYS[0].call_slots, "active_requests": 0, "plan": KEYS[0].plan},
+        "limits": {"concurrency_limit": KEYS[0].call_slots, "active_requests": 0, "plan": KEYS[0].plan,
+                   "credits_per_started_minute": PRICE_CREDITS_PER_MINUTE},
         "webcall_request": {"agentId": deployed.handle},
         "webcall": {"token": "eyJhbGciOiJub25lIn0.eyJyb29tIjoiY2FsbC0uLi4ifQ.sandbox", "host": MEDIA_HOST,
                     "roomName": "call-" + call_id.replace("-", ""), "callId": call_id},

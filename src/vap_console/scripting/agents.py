@@ -155,8 +155,7 @@ def webcall(session: Session, ref: str, yes: bool, idempotency_key: str | None) 
     async def go() -> tuple[Any, Any]:
         async with client:
             await _refuse_a_draft(client, ref)
-            slots = await _slots(client)
-            ask_money(session, WEBCALL_COST + (f" ({slots})" if slots else ""), yes=yes)
+            ask_money(session, WEBCALL_COST + _terms(await _limits(client)), yes=yes)
             try:
                 # Sent once, never again by itself (not even after a 429).
                 call_ = await client.start_webcall(ref, idempotency_key=key)
@@ -195,14 +194,28 @@ async def _refuse_a_draft(client: Any, ref: str) -> None:
                       "Agents screen). Nothing was sent", EXIT_REFUSED)
 
 
-async def _slots(client: Any) -> str:
-    """"call slots 1/4 in use", or "" where the server cannot say (the slots inform, never stop)."""
+async def _limits(client: Any) -> Any:
+    """GET /v1/agent/limits, or None where the server cannot say (the slots inform, never stop)."""
     from vap_console.api import errors
 
     try:
-        return f"call slots {(await client.agent_limits()).in_use}"
+        return await client.agent_limits()
     except errors.ApiError:
-        return ""
+        return None
+
+
+async def _slots(client: Any) -> str:
+    """"call slots 1/4 in use", or "" where the server cannot say."""
+    limits = await _limits(client)
+    return f"call slots {limits.in_use}" if limits is not None else ""
+
+
+def _terms(limits: Any) -> str:
+    """What a confirm adds to the cost: the rate (or that none is published), then the slots."""
+    from vap_console.api.models.agents import call_rate
+
+    slots = f" (call slots {limits.in_use})" if limits is not None else ""
+    return f"; {call_rate(limits)}{slots}"
 
 
 def _lost(ref: str, key: str, error: Exception, slots: str) -> str:
@@ -247,8 +260,7 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
     async def go() -> Any:
         async with client:
             await _refuse_a_draft(client, ref)
-            slots = await _slots(client)
-            ask_money(session, TALK_COST + (f" ({slots})" if slots else ""), yes=yes)
+            ask_money(session, TALK_COST + _terms(await _limits(client)), yes=yes)
             return await converse(client, ref, says, on_event=printer.event,
                                   on_call_started=partial(keep_call, session), turn_timeout=turn_timeout)
 
@@ -297,9 +309,8 @@ def test_(session: Session, files: tuple[Path, ...], agent_override: str | None,
             refs = {agent_override or t.agent or "" for t in loaded}
             for ref in sorted(refs):
                 await _refuse_a_draft(client, ref)
-            slots = await _slots(client)
             calls = f"{count} conversation{'s' if count != 1 else ''}, each " + TEST_COST
-            ask_money(session, calls + (f" ({slots})" if slots else ""), yes=yes)
+            ask_money(session, calls + _terms(await _limits(client)), yes=yes)
             results = []
             for test_file in loaded:
                 checks: list[Any] = []

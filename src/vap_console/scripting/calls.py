@@ -214,7 +214,7 @@ def place(session: Session, agent_ref: str, to_number: str, caller: str, yes: bo
     async def go() -> tuple[Any, Any]:
         async with client:
             trunk = await _caller(client, caller)
-            ask_money(session, f"{PLACE_COST}; calling {to_number} from {caller}", yes=yes)
+            ask_money(session, f"{PLACE_COST}; {await _rate(client)}; calling {to_number} from {caller}", yes=yes)
             try:
                 placed = await client.place_call(agent_ref, to_number, trunk, idempotency_key=key)
             except errors.ApiError as error:
@@ -231,6 +231,17 @@ def place(session: Session, agent_ref: str, to_number: str, caller: str, yes: bo
     if session.as_json:
         return emit_json(raw)
     emit_pairs(session, [("call", placed.call_id), ("status", placed.status), ("to", placed.to_number)])
+
+
+async def _rate(client: Any) -> str:
+    """The rate the server publishes with its call slots, or that it publishes none."""
+    from vap_console.api import errors
+    from vap_console.api.models.agents import call_rate
+
+    try:
+        return call_rate(await client.agent_limits())
+    except errors.ApiError:
+        return call_rate(None)
 
 
 def _lost(agent: str, to: str, caller: str, key: str, error: Exception) -> str:

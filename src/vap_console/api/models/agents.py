@@ -88,10 +88,23 @@ class AgentLimits(_SnakeWire):
     concurrency_limit: int
     active_requests: int
     plan: str | None = None
+    # A call's price per started minute, where the server publishes one: the sandbox does; the
+    # real service publishes no price (reference real-service.md), so there it is None.
+    credits_per_started_minute: float | None = None
 
     @property
     def in_use(self) -> str:
         return f"{self.active_requests}/{self.concurrency_limit} in use"
+
+
+def call_rate(limits: AgentLimits | None) -> str:
+    """What a call costs by the minute, for every billed call's confirm (the console's and
+    `vap`'s): the rate the server publishes, or plainly that it publishes none."""
+    rate = limits.credits_per_started_minute if limits is not None else None
+    if rate is None:
+        return ("rate: this server publishes no per-minute price; what a call cost (its credits) is "
+                "on its record once it has ended")
+    return f"rate: {rate:g} credits per started minute, as this server publishes it"
 
 
 # --- 2.7 voices ---

@@ -10,6 +10,7 @@ it up. A 202 puts the call in the ledger at once and shows it on the Calls scree
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,10 +24,12 @@ from textual.widgets import Button, Input, Static
 
 from vap_console.api import errors
 from vap_console.api.idempotency import new_idempotency_key
+from vap_console.api.models import AgentLimits
 from vap_console.api.models.calls import PlacedCall, e164_problem
 from vap_console.tui import untrusted
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.dialog import Confirm, Dialog, DialogBox, confirm_then
+from vap_console.tui.screens.webcall import rate_line
 from vap_console.tui.widgets.field_error import FieldError
 
 if TYPE_CHECKING:
@@ -145,9 +148,10 @@ class PlaceCallConfirm(Confirm):
                 tooltip="Place the call: billed once answered, holds a call slot"),
     ]
 
-    def __init__(self, request: CallRequest) -> None:
+    def __init__(self, request: CallRequest, limits: AgentLimits | None) -> None:
         super().__init__(
-            f"{request.agent} calls {request.to_number} from {request.caller}.\n\n{COST_NOTE}",
+            f"{request.agent} calls {request.to_number} from {request.caller}.\n\n{COST_NOTE} "
+            f"{rate_line(limits)}",
             yes="Place billed call", title="Place an outbound call?")
 
 
@@ -158,9 +162,10 @@ class PlacesCalls:
     services: Services
 
     class CallersRead(Message):
-        def __init__(self, agent: str, numbers: dict[str, str], used: list[str]) -> None:
+        def __init__(self, agent: str, numbers: dict[str, str], used: list[str],
+                     limits: AgentLimits | None) -> None:
             super().__init__()
-            self.agent, self.numbers, self.used = agent, numbers, used
+            self.agent, self.numbers, self.used, self.limits = agent, numbers, used, limits
 
     class CallPlaced(Message):
         def __init__(self, request: CallRequest, placed: PlacedCall) -> None:
@@ -186,14 +191,18 @@ class PlacesCalls:
         if self.services.calls is not None:
             entries = await self.services.calls.run(self.services.calls.ledger.entries, "outbound")
             used = list(dict.fromkeys(e.from_ref for e in entries if e.from_ref))
-        self.post_message(self.CallersRead(agent, numbers, used))  # type: ignore[attr-defined]  # a Screen mixin
+        limits: AgentLimits | None = None
+        # The rate the confirm states; a server without it: the confirm says none is published.
+        with contextlib.suppress(errors.ApiError):
+            limits = await self.services.call_api(lambda c: c.agent_limits())
+        self.post_message(self.CallersRead(agent, numbers, used, limits))  # type: ignore[attr-defined]  # a Screen mixin
 
     # Named handlers, not @on: Textual collects @on handlers only from its own classes' bodies,
     # and this mixin is not one.
     def on_places_calls_callers_read(self, message: CallersRead) -> None:
         def chosen(request: CallRequest | None) -> None:
             if request is not None:
-                confirm_then(self.app, PlaceCallConfirm(request),  # type: ignore[attr-defined]  # a Screen mixin
+                confirm_then(self.app, PlaceCallConfirm(request, message.limits),  # type: ignore[attr-defined]  # a Screen mixin
                              lambda: self._place_unless_placing(request))
 
         self.app.push_screen(  # type: ignore[attr-defined]  # a Screen mixin

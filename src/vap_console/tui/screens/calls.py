@@ -33,7 +33,7 @@ from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.call_dialog import PlacesCalls
-from vap_console.tui.screens.dialog import Confirm
+from vap_console.tui.screens.dialog import ExportFormat
 from vap_console.tui.screens.numbers import fields_table
 from vap_console.tui.screens.prompt_id import PromptIdScreen
 from vap_console.tui.widgets.rows import Column, Row, RowTable, make_row
@@ -330,12 +330,12 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
             check=check), added)
 
     def action_export(self) -> None:
-        def chosen(as_json: bool | None) -> None:
-            if as_json is not None:
-                self.export_ledger("json" if as_json else "csv")
+        def chosen(fmt_name: str | None) -> None:
+            if fmt_name is not None:  # Esc or Cancel writes nothing
+                self.export_ledger(fmt_name)
 
-        self.app.push_screen(Confirm("Export every call with its transcript, as JSON (y) or CSV (n)?",
-                                     yes="JSON", no="CSV", title="Export calls"), chosen)
+        self.app.push_screen(ExportFormat("Export every call with its transcript to a file in the "
+                                          "current folder, as JSON or as CSV?", title="Export calls"), chosen)
 
     @work(exclusive=True, group="export", exit_on_error=False)
     async def export_ledger(self, fmt_name: str) -> None:

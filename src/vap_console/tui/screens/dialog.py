@@ -17,6 +17,8 @@ from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, DirectoryTree, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -55,6 +57,27 @@ class Dialog(AnswersOnce[T]):
 
     def action_show_keys(self) -> None:
         self.app.push_screen(KeysHelpScreen(self))
+
+    @property
+    def focus_chain(self) -> list[Widget]:
+        """Tab's order: the fields as shown, then the docked buttons, however far the body is
+        scrolled.
+
+        Textual orders focus by where each widget sits in its container's scrolled space. A row
+        docked at the frame's bottom stays put while the fields scroll under it, so on a short
+        terminal a field scrolled below the row's place came after the buttons: after a click
+        (which does not scroll) Tab jumped from Base URL over the API key to "Verify and save",
+        and the key typed next was lost.
+        """
+        chain = super().focus_chain
+        return ([widget for widget in chain if not _docked_at_bottom(widget)]
+                + [widget for widget in chain if _docked_at_bottom(widget)])
+
+
+def _docked_at_bottom(widget: Widget) -> bool:
+    """Whether ``widget`` is in a row docked at the bottom of its dialog (its buttons)."""
+    return any(isinstance(node, Widget) and node.styles.dock == "bottom"
+               for node in widget.ancestors_with_self if not isinstance(node, Screen))
 
 
 # --- yes or no ---
@@ -111,10 +134,7 @@ class Confirm(Dialog[bool]):
 
     def compose(self) -> ComposeResult:
         with DialogBox(classes="dialog"):
-            # Titles and questions quote server names: shown literally.
-            if self.title_text:
-                yield Static(untrusted.content(self.title_text), classes="dialog-title")
-            yield Static(untrusted.content(self.question), id="confirm-text", classes="dialog-body")
+            yield from question_head(self.title_text, self.question, "confirm-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(untrusted.content(f"{self.yes_label} (y)"), id="yes",
                              variant="error" if self.danger else "warning")
@@ -127,6 +147,63 @@ class Confirm(Dialog[bool]):
     @on(Button.Pressed, "#no")
     def _no_pressed(self) -> None:
         self.dismiss(False)
+
+
+class Choice(Dialog[str | None]):
+    """A question with a few answers, a button and a key each, and Cancel: Esc or Cancel
+    answers None, so leaving the dialog never picks an answer (a yes/no "JSON (y) or CSV (n)?"
+    wrote a CSV on Esc). A subclass names its ``ANSWERS`` and binds their keys to
+    ``answer('<value>')``; the first answer has the focus."""
+
+    LABEL = "Choose"
+    # The same frame as the yes/no question.
+    DEFAULT_CSS = Confirm.DEFAULT_CSS.replace("Confirm", "Choice")
+    # (value answered, button label with its key); Cancel is added after them.
+    ANSWERS: ClassVar[tuple[tuple[str, str], ...]] = ()
+    BINDINGS = [
+        Binding("escape", "answer('')", "Cancel", id="choice.cancel", tooltip="Do nothing"),
+    ]
+
+    def __init__(self, question: str, *, title: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with DialogBox(classes="dialog"):
+            yield from question_head(self.title_text, self.question, "choice-text")
+            with Horizontal(classes="dialog-buttons"):
+                for value, label in self.ANSWERS:
+                    yield Button(untrusted.content(label), id=f"choice-{value}", name=value)
+                yield Button("Cancel (Esc)", id="choice-cancel", name="")
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
+
+    def action_answer(self, value: str) -> None:
+        self.dismiss(value or None)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.name or None)
+
+
+class ExportFormat(Choice):
+    """Which format an export is written in: ``json``, ``csv``, or None (cancelled)."""
+
+    LABEL = "Export format"
+    ANSWERS = (("json", "JSON (j)"), ("csv", "CSV (c)"))
+    BINDINGS = [
+        Binding("j", "answer('json')", "JSON", id="export.json", tooltip="Write one JSON document"),
+        Binding("c", "answer('csv')", "CSV", id="export.csv", tooltip="Write a CSV, a row per call"),
+    ]
+
+
+def question_head(title: str, question: str, text_id: str) -> ComposeResult:
+    """A question's title (when it has one) and its text. Both quote server names: shown literally."""
+    if title:
+        yield Static(untrusted.content(title), classes="dialog-title")
+    yield Static(untrusted.content(question), id=text_id, classes="dialog-body")
 
 
 def confirm_then(app: App[Any], question: Confirm, act: Callable[[], object]) -> None:

@@ -49,7 +49,7 @@ from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio, open_
 from vap_console.tui import untrusted
 from vap_console.tui.screens.answers_once import answered_already
 from vap_console.tui.screens.dialog import Confirm
-from vap_console.tui.screens.webcall import slots_line
+from vap_console.tui.screens.webcall import rate_line, slots_line
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.status_bar import StatusBar
 from vap_console.tui.widgets.talk import BilledTimer, SlotsLine, SoundLine, SpeakingIndicator, TranscriptView
@@ -76,7 +76,7 @@ class TalkConfirm(Confirm):
     ]
 
     def __init__(self, agent_label: str, limits: AgentLimits | None) -> None:
-        super().__init__(f"{COST_NOTE}\n\n{slots_line(limits)}",
+        super().__init__(f"{COST_NOTE} {rate_line(limits)}\n\n{slots_line(limits)}",
                          title=f"Talk to {agent_label}? (a billed call)", yes="Start billed call", no="Cancel")
 
 

@@ -17,6 +17,7 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Label, Static
 
 from vap_console.api.models import AgentLimits, WebCallSession
+from vap_console.api.models.agents import call_rate
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
 from vap_console.tui.screens.dialog import Confirm, Dialog, DialogBox
@@ -32,6 +33,13 @@ AGAIN_NOTE = (
     "the first call's credentials and starts nothing new; a server that does not starts a second "
     "call, billed from the moment it starts."
 )
+
+
+def rate_line(limits: AgentLimits | None) -> str:
+    """What a minute of the call costs, as a sentence for a billed call's confirm (web, Talk,
+    outbound): the rate the server publishes with its slots, or that it publishes none."""
+    words = call_rate(limits)
+    return f"{words[:1].upper()}{words[1:]}."
 
 
 def slots_line(limits: AgentLimits | None, *, in_doubt: bool = False) -> str:
@@ -64,13 +72,13 @@ class WebCallConfirm(Confirm):
         if in_doubt:
             super().__init__(
                 "No answer came back to the first try: that call may already be running and "
-                f"billing.\n\n{slots_line(limits, in_doubt=True)}\n\n{AGAIN_NOTE}",
+                f"billing. {rate_line(limits)}\n\n{slots_line(limits, in_doubt=True)}\n\n{AGAIN_NOTE}",
                 title=f"Ask again for the web call with {agent_label}?",
                 yes="Ask again", no="Cancel",
             )
             return
         super().__init__(
-            f"{COST_NOTE}\n\n{slots_line(limits)}",
+            f"{COST_NOTE} {rate_line(limits)}\n\n{slots_line(limits)}",
             title=f"Start a billed web call with {agent_label}?",
             yes="Start billed call", no="Cancel",
         )
