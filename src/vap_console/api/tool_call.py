@@ -120,7 +120,9 @@ class Credential:
         """``text`` with the secret, and the header value made from it, masked: a webhook may echo
         either back (a basic header's base64 holds the password)."""
         hint = f"…{visible_tail(self.secret)}"
-        for secret in sorted({self.value, self.value.split(" ", 1)[-1], self.secret}, key=len, reverse=True):
+        # The credential part of the header (after "Bearer " or "Basic "), and the secret itself:
+        # the scheme stays readable.
+        for secret in sorted({self.value.split(" ", 1)[-1], self.secret}, key=len, reverse=True):
             if secret:
                 text = text.replace(secret, hint)
         return text
