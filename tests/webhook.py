@@ -46,16 +46,27 @@ class Webhook:
     def __init__(self) -> None:
         self.arrived: list[Arrived] = []
         self._release = threading.Event()
+        self._came = threading.Condition()
         self._server = LoopbackServer(self._app())
 
     @property
     def url(self) -> str:
         return self._server.url
 
+    def wait_arrived(self, count: int) -> list[Arrived]:
+        """The requests once ``count`` have arrived (a fire-and-forget sender returns before the
+        server has read it); the deadline only bounds a failure."""
+        with self._came:
+            assert self._came.wait_for(lambda: len(self.arrived) >= count, timeout=60), self.arrived
+            return list(self.arrived)
+
     def _app(self) -> Starlette:
         async def record(request: Request) -> None:
-            self.arrived.append(Arrived(request.method, request.url.path, request.url.query,
-                                        {k.lower(): v for k, v in request.headers.items()}, await request.body()))
+            got = Arrived(request.method, request.url.path, request.url.query,
+                          {k.lower(): v for k, v in request.headers.items()}, await request.body())
+            with self._came:
+                self.arrived.append(got)
+                self._came.notify_all()
 
         async def ok(request: Request) -> Response:
             await record(request)

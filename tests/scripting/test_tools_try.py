@@ -223,7 +223,7 @@ def test_wait_for_response_false_sends_and_does_not_wait(vap: Vap, hook: Webhook
     add_tool(vap, "fire", hook.url + "/slow", method="POST", body="{}", waitForResponse=False, timeoutMs=60000)
     result = vap("tools", "try", "fire", "--json")
     assert result.code == 0, result.err
-    assert [a.path for a in hook.arrived] == ["/slow"]
+    assert [a.path for a in hook.wait_arrived(1)] == ["/slow"]
     assert result.json()["answer"]["waited"] is False and result.json()["sent"] is True
 
 

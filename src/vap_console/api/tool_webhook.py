@@ -60,8 +60,14 @@ class WebhookAnswer:
         return next((v for n, v in self.headers if n.lower() == "location"), None)
 
 
-def webhook_client(transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
-    """A client for tool webhooks only: no platform key, no redirects, deadlines set per call."""
+def webhook_client(transport: httpx.AsyncBaseTransport | None = None, *, plain: bool = False) -> httpx.AsyncClient:
+    """A client for tool webhooks only: no platform key, no redirects, deadlines set per call.
+
+    ``plain``: every URL it will be given is http://, so no TLS and no CA bundle to load (that
+    load is most of a short try's start-up: ~30 ms on a quiet machine, 300 on a busy one). Its
+    requests are refused should an https:// URL come its way after all."""
+    if transport is None and plain:
+        transport = _PlainOnly()
     return httpx.AsyncClient(follow_redirects=False, timeout=None, transport=transport,
                              headers={"User-Agent": USER_AGENT})
 
@@ -152,6 +158,26 @@ async def _fire(client: httpx.AsyncClient, outgoing: httpx.Request, answer: Webh
         exchange.cancel()
         await asyncio.gather(exchange, return_exceptions=True)
     answer.sent = True
+
+
+class _PlainOnly(httpx.AsyncBaseTransport):
+    """http:// without a CA bundle loaded; an https:// request is refused, never sent unchecked."""
+
+    def __init__(self) -> None:
+        self._inner = httpx.AsyncHTTPTransport(verify=False)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme != "http":
+            raise httpx.UnsupportedProtocol(f"{request.url.scheme}:// on a client made for http:// only")
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def plain_only(requests: list[ToolRequest]) -> bool:
+    """Whether every request goes to an http:// URL (then no TLS is needed: webhook_client's plain_only)."""
+    return all(r.url.lower().startswith("http://") for r in requests)
 
 
 def full_url(request: ToolRequest) -> str:

@@ -233,7 +233,7 @@ def _send_all(tools: list[Tool], requests: list[ToolRequest]) -> list[TryResult]
     from vap_console.api.tool_result import judge
 
     async def go() -> list[TryResult]:
-        async with tool_webhook.webhook_client() as client:
+        async with tool_webhook.webhook_client(plain=tool_webhook.plain_only(requests)) as client:
             return [judge(t, r, await tool_webhook.send(r, client)) for t, r in zip(tools, requests, strict=True)]
 
     return asyncio.run(go())

@@ -1,0 +1,143 @@
+"""`vap tools try` against a loopback webhook answering at once, beside a plain httpx script sending
+the same request, in one run.
+
+Both run as fresh processes (what a CI job pays: interpreter start, imports, the requests,
+printing), in alternating pairs, against one sandbox and one webhook served on loopback in this
+process; the median of each. The plain script sends the webhook request `vap tools try` sends (the
+same URL, query and bearer header) and prints the body. Goal (issue 33): ≤ 1.3× (moonshot ≤ 1.1×).
+
+Where the difference goes, measured in the same run: `vap tools try` must first read the tool and
+the variables from the platform (GET /v1/tools and GET /v1/variables, together), which the plain
+script is handed; `--dry-run` does everything but the webhook call, and "a plain httpx script doing
+all three requests" shows what those reads cost without the console's imports (click, pydantic,
+the models). Bytecode as an installed package has it (see bench/cli.py).
+
+Run with `make bench` (or `python -m bench tools`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+
+from bench._table import print_table
+
+PAIRS = 15
+GOAL = 1.3
+MOONSHOT = 1.1
+SECRET = "bench-webhook-secret-0001"
+ANSWER = json.dumps({"data": {"name": "Asha Rao", "tier": "gold"}}).encode()
+PLAIN = (
+    "import os, sys, httpx\n"
+    "r = httpx.get(os.environ['HOOK_URL'], params={'phone': '+12025550100'},\n"
+    "              headers={'Authorization': 'Bearer ' + os.environ['HOOK_SECRET']})\n"
+    "r.raise_for_status(); sys.stdout.write(r.text)\n"
+)
+PLAIN_ALL_THREE = (
+    "import os, sys, httpx\n"
+    "api = httpx.Client(base_url=os.environ['VAP_BASE_URL'],\n"
+    "                   headers={'Authorization': 'Bearer ' + os.environ['VAP_API_KEY']})\n"
+    "tools, variables = api.get('/v1/tools').json(), api.get('/v1/variables').json()\n"
+    "r = httpx.get(os.environ['HOOK_URL'], params={'phone': '+12025550100'},\n"
+    "              headers={'Authorization': 'Bearer ' + os.environ['HOOK_SECRET']})\n"
+    "r.raise_for_status(); sys.stdout.write(r.text)\n"
+)
+
+
+class _Hook(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(ANSWER)))
+        self.end_headers()
+        self.wfile.write(ANSWER)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        return None
+
+
+@contextmanager
+def webhook() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hook)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/customer"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _wall(args: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(args, env=env, capture_output=True, timeout=60)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"{args[:3]} exited {done.returncode}: {done.stderr.decode()[-400:]}")
+    return took
+
+
+def main() -> int:
+    from vap_console.sandbox.server import start_in_thread
+
+    vap = str(Path(sys.executable).with_name("vap"))
+    with tempfile.TemporaryDirectory() as tmp, start_in_thread() as sandbox, webhook() as hook_url:
+        tool = {"name": "bench_lookup", "description": "bench", "kind": "before_call",
+                "config": {"method": "GET", "url": hook_url, "params": [{"name": "phone", "value": "{phone_number}"}],
+                           "auth": {"type": "bearer", "token": "stored"}, "timeoutMs": 5000,
+                           "outputs": [{"name": "bench_name", "path": "data.name"}]}}
+        created = httpx.post(sandbox.base_url + "/v1/tools", json=tool,
+                             headers={"Authorization": "Bearer sk_sandbox_agent"})
+        created.raise_for_status()
+        env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+               "PYTHONPYCACHEPREFIX": str(Path(tmp, "pycache")), "XDG_CONFIG_HOME": tmp,
+               "VAP_API_KEY": "sk_sandbox_agent", "VAP_BASE_URL": sandbox.base_url,
+               "HOOK_URL": hook_url, "HOOK_SECRET": SECRET}
+        runs = {
+            "vap": [vap, "tools", "try", "bench_lookup", "--secret-env", "HOOK_SECRET"],
+            "dry": [vap, "tools", "try", "bench_lookup", "--secret-env", "HOOK_SECRET", "--dry-run"],
+            "plain": [sys.executable, "-c", PLAIN],
+            "plain3": [sys.executable, "-c", PLAIN_ALL_THREE],
+        }
+        for args in runs.values():  # warm the OS caches and write the bytecode
+            _wall(args, env)
+        times: dict[str, list[float]] = {name: [] for name in runs}
+        for _ in range(PAIRS):
+            for name, args in runs.items():
+                times[name].append(_wall(args, env))
+    med = {name: statistics.median(values) for name, values in times.items()}
+    ratios = [t / p for t, p in zip(times["vap"], times["plain"])]
+    ratio = med["vap"] / med["plain"]
+    met = print_table(
+        f"vap tools try vs a plain httpx script, one webhook on loopback (fresh processes, {PAIRS} alternating "
+        "runs each, medians)",
+        [
+            ("plain httpx script: the webhook request", f"{med['plain'] * 1000:.0f} ms", "baseline", None),
+            ("vap tools try NAME", f"{med['vap'] * 1000:.0f} ms", "", None),
+            ("ratio", f"{ratio:.2f}×", f"≤ {GOAL} (moonshot ≤ {MOONSHOT})", ratio <= GOAL),
+            ("  pairs' ratios, lowest–highest", f"{min(ratios):.2f}–{max(ratios):.2f}×", "", None),
+            ("where it goes: vap tools try --dry-run (reads, no webhook)", f"{med['dry'] * 1000:.0f} ms", "", None),
+            ("where it goes: plain script, GET tools + variables + webhook", f"{med['plain3'] * 1000:.0f} ms",
+             "", None),
+            ("vap tools try vs that script", f"{med['vap'] / med['plain3']:.2f}×", "", None),
+        ],
+    )
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
