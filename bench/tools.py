@@ -17,28 +17,22 @@ Run with `make bench` (or `python -m bench tools`).
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
 
 from bench._table import print_table
+from bench.cli import _wall
+from tests.webhook import Webhook
 
 PAIRS = 15
 GOAL = 1.3
 MOONSHOT = 1.1
 SECRET = "bench-webhook-secret-0001"
-ANSWER = json.dumps({"data": {"name": "Asha Rao", "tier": "gold"}}).encode()
 PLAIN = (
     "import os, sys, httpx\n"
     "r = httpx.get(os.environ['HOOK_URL'], params={'phone': '+12025550100'},\n"
@@ -56,46 +50,12 @@ PLAIN_ALL_THREE = (
 )
 
 
-class _Hook(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(ANSWER)))
-        self.end_headers()
-        self.wfile.write(ANSWER)
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
-        return None
-
-
-@contextmanager
-def webhook() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Hook)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/customer"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def _wall(args: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(args, env=env, capture_output=True, timeout=60)
-    took = time.perf_counter() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"{args[:3]} exited {done.returncode}: {done.stderr.decode()[-400:]}")
-    return took
-
-
 def main() -> int:
     from vap_console.sandbox.server import start_in_thread
 
     vap = str(Path(sys.executable).with_name("vap"))
-    with tempfile.TemporaryDirectory() as tmp, start_in_thread() as sandbox, webhook() as hook_url:
+    with tempfile.TemporaryDirectory() as tmp, start_in_thread() as sandbox, Webhook() as hook:
+        hook_url = hook.url + "/ok"  # answers its JSON at once
         tool = {"name": "bench_lookup", "description": "bench", "kind": "before_call",
                 "config": {"method": "GET", "url": hook_url, "params": [{"name": "phone", "value": "{phone_number}"}],
                            "auth": {"type": "bearer", "token": "stored"}, "timeoutMs": 5000,
@@ -123,7 +83,7 @@ def main() -> int:
     ratios = [t / p for t, p in zip(times["vap"], times["plain"])]
     ratio = med["vap"] / med["plain"]
     met = print_table(
-        f"vap tools try vs a plain httpx script, one webhook on loopback (fresh processes, {PAIRS} alternating "
+        f"vap tools try vs a plain httpx script, one webhook on loopback (tests/webhook.py; fresh processes, {PAIRS} alternating "
         "runs each, medians)",
         [
             ("plain httpx script: the webhook request", f"{med['plain'] * 1000:.0f} ms", "baseline", None),
