@@ -143,7 +143,6 @@ class Session:
                 await self.ws.close(CLOSE_REFUSED, code)
             return
         agent = self.account.agents[self.grant.agent_id]
-        self.brain = SandboxAgent(self.account, agent, self.call_id)
         self.voice = voice_of(self.account, agent.id)  # as its outbound calls' recordings speak
         # The slot is taken and the first minute charged in the same step as the check above.
         self.record.status, self.record.started_at = IN_PROGRESS, self.started
@@ -152,6 +151,16 @@ class Session:
         session_id = "sess_" + self.call_id.replace("-", "")[:24]
         await self._send({"type": "session.created", "session_id": session_id, "call_id": self.call_id,
                           "sample_rate": speech.SAMPLE_RATE, "channels": speech.CHANNELS})
+        # After the slot is taken (no await between the check and the charge above): the start of
+        # the call, before its greeting, is when the platform runs the before_call tools.
+        tool_values = None
+        policy = getattr(self.ws.app.state, "call_tools", None)
+        if policy is not None:  # --call-tools: the account's before_call webhooks, for real
+            from vap_console.sandbox.voice.tool_calls import before_call
+
+            tool_values, entries = await before_call(self.account, agent, self.call_id, policy)
+            self.record.tool_calls.extend(entries)
+        self.brain = SandboxAgent(self.account, agent, self.call_id, tool_values)
         tasks = [asyncio.create_task(job()) for job in (self._read, self._speak, self._time)]
         for task in tasks:
             task.add_done_callback(self._crashed)
