@@ -108,3 +108,54 @@ def test_serve_takes_call_tools_and_its_hosts() -> None:
     args = build_parser().parse_args(["sandbox", "serve", "--call-tools", "--call-tools-host", "hooks.example",
                                       "--call-tools-host", "staging.example"])
     assert args.call_tools and args.call_tools_host == ["hooks.example", "staging.example"]
+
+
+def _point_booking_at(sandbox: RunningSandbox, url: str) -> None:
+    tool = next(t for t in account_of(sandbox).tools.values() if t.name == "book_appointment")
+    tool.config = {**tool.config, "url": url, "timeoutMs": 2000,
+                   "outputs": [{"name": "appointment_slot", "path": "data.visits.0.date"}]}
+
+
+async def _booked(sandbox: RunningSandbox, turn: str, reply: str) -> tuple[str, list]:
+    registered = await register(sandbox)
+    async with dialled(sandbox, registered["access_token"]) as call:
+        await call.next(timeout=60)
+        await call.greeted()
+        events = await call.answered(turn, reply)
+        await call.send(type="session.close")
+        await call.to_close()
+    return events[-2]["text"], account_of(sandbox).calls[registered["call_id"]].tool_calls
+
+
+async def test_a_turn_naming_a_during_call_tool_calls_it_with_the_turns_arguments(calling, hook: Webhook) -> None:
+    _point_booking_at(calling, hook.url + "/ok")
+    reply = "Done: I used book appointment: appointment slot is 2026-01-05."
+    said, entries = await _booked(calling, "Please book_appointment doctor: Mehta, slot=Friday 10am", reply)
+    assert said == reply  # the answer uses what the webhook returned
+    [got] = hook.arrived
+    assert got.method == "POST"
+    assert json.loads(got.body) == {"patient": "there", "doctor": "Mehta", "slot": "Friday 10am"}
+    booking = entries[-1]
+    assert booking["name"] == "book_appointment" and booking["status"] == 200
+    assert booking["outputs"] == {"appointment_slot": "2026-01-05"}
+    assert "sandbox-password" not in json.dumps(entries)  # its basic auth's stored password, masked
+
+
+async def test_a_during_call_tool_missing_an_argument_is_not_sent(calling, hook: Webhook) -> None:
+    _point_booking_at(calling, hook.url + "/ok")
+    reply = "I tried book appointment, but it did not work."
+    said, entries = await _booked(calling, "book appointment doctor: Mehta", reply)
+    assert said == reply and hook.arrived == []
+    assert "nothing fills {slot} in body" in entries[-1]["error"]
+
+
+@pytest.mark.parametrize(("turn", "args"), [
+    ("book_appointment doctor: Mehta, slot: Friday 10am", {"doctor": "Mehta", "slot": "Friday 10am"}),
+    ("book it; doctor=Mehta; slot = Mon", {"doctor": "Mehta", "slot": "Mon"}),
+    ("doctor: Mehta, time: 5pm", {"doctor": "Mehta"}),
+    ("no pairs here", {}),
+])
+def test_a_turns_arguments_are_name_value_pairs(turn: str, args: dict[str, str]) -> None:
+    from vap_console.sandbox.voice.tool_calls import arguments_in
+
+    assert arguments_in(turn, ["doctor", "slot"]) == args

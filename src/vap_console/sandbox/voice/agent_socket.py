@@ -18,7 +18,7 @@ import functools
 import json
 import logging
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -26,7 +26,7 @@ from vap_console.sandbox.calls import active_calls
 from vap_console.sandbox.clock import iso
 from vap_console.sandbox.records import Account, LedgerEntry
 from vap_console.sandbox.voice import speech
-from vap_console.sandbox.voice.agent_brain import SandboxAgent
+from vap_console.sandbox.voice.agent_brain import Reply, SandboxAgent
 from vap_console.sandbox.voice.call_records import (
     CALLING,
     COMPLETED,
@@ -39,6 +39,9 @@ from vap_console.sandbox.voice.call_records import (
 from vap_console.sandbox.voice.recordings import voice_of
 from vap_console.sandbox.voice.register import AgentSockets, Grant, sockets_of
 from vap_console.sandbox.voice.socket_audio import Recording, Turns, loud
+
+if TYPE_CHECKING:  # imported when a call starts with --call-tools: it brings the webhook sender
+    from vap_console.sandbox.voice.tool_calls import ToolCalling
 
 _log = logging.getLogger("uvicorn.error")
 MAX_DURATION_SECONDS = 120
@@ -93,6 +96,7 @@ class Session:
         self.heard: asyncio.Queue[str] = asyncio.Queue()
         self.lock = asyncio.Lock()
         self.ended: asyncio.Future[str] | None = None
+        self.policy: ToolCalling | None = None  # --call-tools, read when the call starts
         self.minutes = 0
         self.caller_end = 0
         # The agent's turn under way: its number, whether the caller cut in, the words said so far.
@@ -154,7 +158,7 @@ class Session:
         # After the slot is taken (no await between the check and the charge above): the start of
         # the call, before its greeting, is when the platform runs the before_call tools.
         tool_values = None
-        policy = getattr(self.ws.app.state, "call_tools", None)
+        self.policy = policy = getattr(self.ws.app.state, "call_tools", None)
         if policy is not None:  # --call-tools: the account's before_call webhooks, for real
             from vap_console.sandbox.voice.tool_calls import before_call
 
@@ -314,10 +318,28 @@ class Session:
             heard = await self.heard.get()
             reply = self.brain.answer(heard)
             self.record.tools_called.extend(reply.tools)
+            if self.policy is not None and reply.tools:
+                reply = await self._call_tools(reply, heard)
             await self._say(reply.text)
             if reply.ends_call:
                 self._end("ended")
                 return
+
+    async def _call_tools(self, reply: Reply, heard: str) -> Reply:
+        """--call-tools: the during_call tools a turn named, called for real (built-in ones are the
+        platform's own actions, never a webhook); the answer says what they returned."""
+        from vap_console.sandbox.voice.tool_calls import answer_after, during_call
+
+        for name in reply.tools:
+            record = next((t for t in self.account.tools.values() if t.name == name and not t.is_default), None)
+            if record is None or self.policy is None:
+                continue
+            context = {"call_id": self.call_id, "agent_id": self.brain.agent.id, "phone_number": ""}
+            outcome = await during_call(record, heard, self.brain.values, context, self.policy)
+            self.record.tool_calls.append(outcome.entry)
+            self.brain.values.update(outcome.outputs)
+            reply = Reply(answer_after(name.replace("_", " "), outcome), reply.tools, reply.ends_call)
+        return reply
 
     async def _say(self, text: str) -> None:
         self.speaker_at = None

@@ -18,6 +18,7 @@ as sent (secret masked), the status, the milliseconds, the outputs read, or the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,3 +112,41 @@ async def before_call(account: Account, agent: AgentRecord, call_id: str,
             entries.append(outcome.entry)
     return filled, entries
 
+
+
+# A turn's arguments for a during_call tool (docs/sandbox-voice.md): ``name: value`` or
+# ``name=value`` pairs, separated by commas or semicolons; only the tool's llmParams are taken.
+_PAIR = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)\s*[:=]\s*(\S.*?)\s*$")
+
+
+def arguments_in(turn: str, names: list[str]) -> dict[str, str]:
+    """The arguments a turn gives: ``book_appointment doctor: Mehta, slot=Friday 10am`` →
+    {"doctor": "Mehta", "slot": "Friday 10am"} when both are the tool's llmParams."""
+    found: dict[str, str] = {}
+    for piece in re.split(r"[,;]", turn):
+        match = _PAIR.search(piece)
+        if match and match.group(1) in names:
+            found.setdefault(match.group(1), match.group(2))
+    return found
+
+
+async def during_call(record: ToolRecord, turn: str, values: dict[str, str], context: dict[str, str],
+                      policy: ToolCalling) -> ToolCallOutcome:
+    """A during_call tool a turn named, called with the arguments the turn gives."""
+    from vap_console.api.tool_call import llm_param_names
+
+    tool = _tool(record)
+    sources = Sources(arguments_in(turn, llm_param_names(tool)), values, context)
+    plain = (tool.config.url or "").lower().startswith("http://")
+    async with webhook_client(plain=plain) as client:
+        return await call_tool(record, sources, policy, client)
+
+
+def answer_after(label: str, outcome: ToolCallOutcome) -> str:
+    """What the agent says once the tool has answered: what it returned, or that it failed."""
+    if outcome.outputs:
+        said = "; ".join(f"{name.replace('_', ' ')} is {value}" for name, value in outcome.outputs.items())
+        return f"Done: I used {label}: {said}."
+    if outcome.entry["error"] is None:
+        return f"Done: I used {label}."
+    return f"I tried {label}, but it did not work."
