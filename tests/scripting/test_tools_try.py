@@ -204,9 +204,10 @@ def test_a_placeholder_nothing_fills_is_named_before_anything_is_sent(vap: Vap, 
     (["--context", "user_id=1"], "--context user_id: the context params are call_id, agent_id, phone_number"),
     (["--arg", "noequals"], "--arg noequals: write NAME=VALUE"),
     (["--secret-env", "VAP_TEST_UNSET_VARIABLE"], "--secret-env VAP_TEST_UNSET_VARIABLE: that environment variable"),
+    (["--secret-env", "other_tool=HOME"], "--secret-env other_tool=…: other_tool is not a tool being tried"),
     (["--all"], "name one tool (NAME or ID) or give --all"),
     (["--junit", "/no/such/folder/out.xml"], "--junit: the folder /no/such/folder does not exist"),
-], ids=["arg", "var", "context", "pair", "secret-env", "both", "junit"])
+], ids=["arg", "var", "context", "pair", "secret-env", "secret-env tool", "both", "junit"])
 def test_a_wrong_option_is_exit_2_and_nothing_is_sent(vap: Vap, hook: Webhook, args: list[str], says: str) -> None:
     add_tool(vap, "lookup", hook.url + "/ok")
     result = vap("tools", "try", "lookup", *args)
@@ -264,3 +265,17 @@ def test_all_as_json_is_one_object(vap: Vap, hook: Webhook) -> None:
     doc = result.json()
     assert doc["ok"] is True and [t["tool"]["name"] for t in doc["tools"]] == ["good"]
     assert doc["tools"][0]["answer"]["status"] == 200
+
+
+def test_all_gives_each_tool_its_own_secret_or_the_shared_one(vap: Vap, hook: Webhook,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    _only_these_tools(vap)
+    monkeypatch.setenv("ONE_SECRET", "first-secret-value-1111")
+    monkeypatch.setenv("SHARED_SECRET", "shared-secret-value-2222")
+    add_tool(vap, "one", hook.url + "/ok/one", auth={"type": "bearer", "token": "x"})
+    add_tool(vap, "two", hook.url + "/ok/two", auth={"type": "bearer", "token": "x"})
+    result = vap("tools", "try", "--all", "--secret-env", "one=ONE_SECRET", "--secret-env", "SHARED_SECRET")
+    assert result.code == 0, result.err
+    got = {a.path: a.headers["authorization"] for a in hook.arrived}
+    assert got == {"/ok/one": "Bearer first-secret-value-1111", "/ok/two": "Bearer shared-secret-value-2222"}
+    assert "first-secret" not in result.out + result.err and "shared-secret" not in result.out + result.err

@@ -91,6 +91,10 @@ def try_(session: Session, tool_ref: str | None, every: bool, args: tuple[str, .
     secrets = _secrets(secret_envs)
     tools, account_vars = _load(session)
     chosen = _choose(tools, tool_ref)
+    for target in secrets:
+        if target is not None and target not in {t.name for t in chosen}:
+            raise Failure(f"--secret-env {target}=…: {target} is not a tool being tried; nothing was sent",
+                          EXIT_USAGE)
     _check_names(chosen, arguments, overrides, account_vars)
     sources = _sources(arguments, overrides, ctx, account_vars)
     requests = _build(session, chosen, sources, secrets, ask=not every and not dry_run)
