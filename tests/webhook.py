@@ -38,6 +38,8 @@ class Arrived:
     query: str
     headers: dict[str, str]
     body: bytes
+    # The caller's address and port: the same on a kept connection.
+    peer: str = ""
 
 
 class Webhook:
@@ -63,7 +65,8 @@ class Webhook:
     def _app(self) -> Starlette:
         async def record(request: Request) -> None:
             got = Arrived(request.method, request.url.path, request.url.query,
-                          {k.lower(): v for k, v in request.headers.items()}, await request.body())
+                          {k.lower(): v for k, v in request.headers.items()}, await request.body(),
+                          f"{request.client.host}:{request.client.port}" if request.client else "")
             with self._came:
                 self.arrived.append(got)
                 self._came.notify_all()

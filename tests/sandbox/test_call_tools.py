@@ -159,3 +159,12 @@ def test_a_turns_arguments_are_name_value_pairs(turn: str, args: dict[str, str])
     from vap_console.sandbox.voice.tool_calls import arguments_in
 
     assert arguments_in(turn, ["doctor", "slot"]) == args
+
+
+async def test_calls_share_one_kept_connection_to_a_webhook(calling, hook: Webhook) -> None:
+    # A connection (and, for https, the CA bundle) per tool call added its setup to every answer.
+    _point_lookup_at(calling, hook.url + "/ok")
+    await _greeting_and_record(calling)
+    await _greeting_and_record(calling)
+    first, second = hook.arrived
+    assert first.peer and first.peer == second.peer

@@ -32,11 +32,20 @@ from vap_console.cleartext import is_this_machine
 from vap_console.sandbox.records import Account, AgentRecord, ToolRecord
 
 
-@dataclass(frozen=True)
 class ToolCalling:
-    """``--call-tools``: which hosts, besides loopback, a tool may be called on."""
+    """``--call-tools``: which hosts, besides loopback, a tool may be called on, and the one client
+    every call of the sandbox sends with (made on first use, on the server's loop): connections to
+    a webhook are kept between calls and the CA bundle is loaded once, so a tool call adds little
+    beyond the webhook's own time (bench/tools.py)."""
 
-    hosts: frozenset[str] = frozenset()
+    def __init__(self, hosts: frozenset[str] = frozenset()) -> None:
+        self.hosts = hosts
+        self._client: httpx.AsyncClient | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None or self._client.is_closed:
+            self._client = webhook_client()
+        return self._client
 
     def refusal(self, url: str) -> str | None:
         """Why a request to ``url`` is not sent, or None when its host is allowed."""
@@ -103,13 +112,10 @@ async def before_call(account: Account, agent: AgentRecord, call_id: str,
     sources = Sources(variables=defaults, context={"call_id": call_id, "agent_id": agent.id, "phone_number": ""})
     filled: dict[str, str] = {}
     entries: list[dict[str, Any]] = []
-    urls = [_tool(t).config.url or "" for t in tools]
-    plain = all(u.lower().startswith("http://") for u in urls)
-    async with webhook_client(plain=plain) as client:
-        for record in tools:
-            outcome = await call_tool(record, sources, policy, client)
-            filled.update(outcome.outputs)
-            entries.append(outcome.entry)
+    for record in tools:
+        outcome = await call_tool(record, sources, policy, policy.client())
+        filled.update(outcome.outputs)
+        entries.append(outcome.entry)
     return filled, entries
 
 
@@ -137,9 +143,7 @@ async def during_call(record: ToolRecord, turn: str, values: dict[str, str], con
 
     tool = _tool(record)
     sources = Sources(arguments_in(turn, llm_param_names(tool)), values, context)
-    plain = (tool.config.url or "").lower().startswith("http://")
-    async with webhook_client(plain=plain) as client:
-        return await call_tool(record, sources, policy, client)
+    return await call_tool(record, sources, policy, policy.client())
 
 
 def answer_after(label: str, outcome: ToolCallOutcome) -> str:
