@@ -140,7 +140,7 @@ def _webhook_process() -> Iterator[str]:
         child.wait(timeout=30)
 
 
-async def _sandbox_tool_calls(url: str) -> list[float]:
+async def _sandbox_tool_calls(url: str, calls: int = CALLS) -> list[float]:
     """What `during_call` (the sandbox's whole tool call: arguments from the turn, the request
     built, the allow-list, a client, sending, judging) takes beyond the bare request's time."""
     from datetime import UTC, datetime
@@ -158,7 +158,7 @@ async def _sandbox_tool_calls(url: str) -> list[float]:
     policy, context = ToolCalling(), {"call_id": "c", "agent_id": "a", "phone_number": ""}
     added = []
     async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(verify=False)) as bare:
-        for _ in range(CALLS + 5):
+        for _ in range(calls + 5):
             t0 = time.perf_counter()
             await bare.get(url, params={"slot": "Fri"}, headers={"Authorization": "Bearer " + SECRET})
             t1 = time.perf_counter()
