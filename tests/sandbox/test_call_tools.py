@@ -168,3 +168,41 @@ async def test_calls_share_one_kept_connection_to_a_webhook(calling, hook: Webho
     await _greeting_and_record(calling)
     first, second = hook.arrived
     assert first.peer and first.peer == second.peer
+
+
+async def test_each_tool_call_is_told_on_the_socket_as_its_documented_frame(calling, hook: Webhook) -> None:
+    import jsonschema
+
+    from vap_console.sandbox.voice.asyncapi import build_asyncapi
+
+    _point_lookup_at(calling, hook.url + "/ok")
+    _point_booking_at(calling, hook.url + "/status/500")
+    registered = await register(calling)
+    async with dialled(calling, registered["access_token"]) as call:
+        await call.next(timeout=60)
+        await call.greeted()
+        await call.answered("book_appointment doctor: Mehta, slot: Fri", "I tried book appointment, but it did not work.")
+        await call.send(type="session.close")
+        await call.to_close()
+    frames = [e for e in call.events if e["type"] == "sandbox.tool_call"]
+    assert [(f["name"], f["status"]) for f in frames] == [("lookup_customer", 200), ("book_appointment", 500)]
+    assert frames[0]["outputs"]["customer_name"] == "Asha Rao"
+    schema = build_asyncapi()["components"]["messages"]["sandboxToolCall"]["payload"]
+    for frame in frames:
+        jsonschema.validate(frame, schema)
+        assert set(frame) == set(schema["properties"])
+    assert STORED_TOKEN not in json.dumps(frames) and "sandbox-password" not in json.dumps(frames)
+
+
+def test_talk_json_emits_each_tool_call_as_it_happens(tmp_path, capsys, hook: Webhook) -> None:
+    from tests.talk.cli import SPEED, Talker
+
+    with start_in_thread(speed=SPEED, call_tools=ToolCalling()) as sandbox:
+        _point_lookup_at(sandbox, hook.url + "/ok")
+        talker = Talker(sandbox, tmp_path, capsys)
+        result = talker("agents", "talk", talker.ref(), "--say", "hi", "--yes", "--json")
+    assert result.code == 0, result.err
+    kinds = [line["type"] for line in result.lines()]
+    assert kinds.index("sandbox.tool_call") == 1  # right after session.created, before the greeting
+    frame = result.lines()[1]
+    assert (frame["name"], frame["status"], frame["outputs"]["customer_name"]) == ("lookup_customer", 200, "Asha Rao")

@@ -163,7 +163,8 @@ class Session:
             from vap_console.sandbox.voice.tool_calls import before_call
 
             tool_values, entries = await before_call(self.account, agent, self.call_id, policy)
-            self.record.tool_calls.extend(entries)
+            for entry in entries:
+                await self._tool_called(entry)
         self.brain = SandboxAgent(self.account, agent, self.call_id, tool_values)
         tasks = [asyncio.create_task(job()) for job in (self._read, self._speak, self._time)]
         for task in tasks:
@@ -336,10 +337,16 @@ class Session:
                 continue
             context = {"call_id": self.call_id, "agent_id": self.brain.agent.id, "phone_number": ""}
             outcome = await during_call(record, heard, self.brain.values, context, self.policy)
-            self.record.tool_calls.append(outcome.entry)
+            await self._tool_called(outcome.entry)
             self.brain.values.update(outcome.outputs)
             reply = Reply(answer_after(name.replace("_", " "), outcome), reply.tools, reply.ends_call)
         return reply
+
+    async def _tool_called(self, entry: dict[str, Any]) -> None:
+        """A tool call kept on the record and told on the socket (the sandbox.tool_call extension)."""
+        self.record.tool_calls.append(entry)
+        await self._send({"type": "sandbox.tool_call",
+                          **{k: entry[k] for k in ("name", "kind", "status", "ms", "outputs", "error")}})
 
     async def _say(self, text: str) -> None:
         self.speaker_at = None
