@@ -279,3 +279,21 @@ def test_all_gives_each_tool_its_own_secret_or_the_shared_one(vap: Vap, hook: We
     got = {a.path: a.headers["authorization"] for a in hook.arrived}
     assert got == {"/ok/one": "Bearer first-secret-value-1111", "/ok/two": "Bearer shared-secret-value-2222"}
     assert "first-secret" not in result.out + result.err and "shared-secret" not in result.out + result.err
+
+
+def test_a_hostile_tool_name_is_shown_literally_even_in_the_secret_prompt(vap: Vap, hook: Webhook,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import getpass
+
+    from vap_console.sandbox.keys import by_name
+
+    add_tool(vap, "authed", hook.url + "/ok", auth={"type": "bearer", "token": "x"})
+    account = vap.app.state.sandbox.account(by_name("agent"))
+    record = next(t for t in account.tools.values() if t.name == "authed")
+    record.name = "authed\x1b]0;owned\x07"  # what a hostile server could answer
+    asked: list[str] = []
+    monkeypatch.setattr(getpass, "getpass", lambda prompt="": asked.append(prompt) or SECRET)
+    result = vap("tools", "try", record.id, terminal=True)
+    assert result.code == 0, result.err
+    assert asked and "\x1b" not in asked[0] and "␛]0;owned␇" in asked[0]
+    assert "\x1b" not in result.out + result.err

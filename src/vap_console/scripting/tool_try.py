@@ -204,7 +204,9 @@ def _build(session: Session, tools: list[Tool], sources: Sources, secrets: dict[
         secret = secrets.get(tool.name, secrets.get(None))
         kind = auth_kind(tool)
         if secret is None and kind != "none" and ask and session.can_ask:
-            secret = click.prompt(f"{tool.name}'s {kind} secret (not shown; Enter sends without it)",
+            # The name and kind come from the server: shown literally, as every other line.
+            secret = click.prompt(clean(f"{tool.name}'s {kind} secret (not shown; Enter sends without it)",
+                                        multiline=False),
                                   hide_input=True, default="", show_default=False, err=True) or None
         # Each tool gets only the arguments its own llmParams name (--all shares the options).
         own = Sources({k: v for k, v in sources.arguments.items() if k in llm_param_names(tool)},
