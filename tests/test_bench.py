@@ -27,3 +27,11 @@ async def test_the_speech_bench_times_the_endpoint_and_the_stream() -> None:
         took, audio = await tts_bench._speak(client, tts_bench._text(200))
     assert 0 < took < 60 and 5 < audio < 30  # seconds: measured, not blank
     assert 0 < await tts_bench.first_audio(tts_bench._text(400)) < 60
+
+
+async def test_the_tools_bench_times_a_sandbox_tool_call_against_a_webhook_process() -> None:
+    from bench import tools as tools_bench
+
+    with tools_bench._webhook_process() as url:
+        added = await tools_bench._sandbox_tool_calls(url + "/ok", calls=3)
+    assert len(added) == 3 and all(-60_000 < a < 60_000 for a in added)  # ms: measured, not blank

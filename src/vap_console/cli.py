@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than loopback"
     )
+    serve.add_argument("--call-tools", action="store_true",
+                       help="call the account's tools' webhooks for real at the start of each agent-socket call "
+                            "(loopback hosts only; docs/tools.md)")
+    serve.add_argument("--call-tools-host", action="append", default=[], metavar="HOST",
+                       help="a host besides loopback that --call-tools may call (repeatable)")
     sandbox_sub.add_parser(
         "openapi", help="print the sandbox's OpenAPI 3.1 document (what GET /openapi.json answers)",
         description="Print the OpenAPI 3.1 document of every operation the sandbox serves, as JSON, "
@@ -156,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rate_limit=args.rate_limit,
                 faults=args.faults,
                 allow_remote=args.allow_remote,
+                call_tools=args.call_tools,
+                call_tools_hosts=tuple(args.call_tools_host),
             )
         if args.command in ("login", "logout", "profiles"):
             from vap_console import auth_cli

@@ -34,6 +34,8 @@ AGENT_SERVER = {
     "transcript": {"role", "text"},
     "transcript.delta": {"role", "text"},
     "session.closed": {"reason"},
+    # The sandbox's own extension (--call-tools): marked so, never passed off as the vendor's.
+    "sandbox.tool_call": {"name", "kind", "status", "ms", "outputs", "error"},
     "error": {"code", "message"},
 }
 AGENT_CLIENT = {
@@ -130,7 +132,8 @@ def test_every_frame_of_the_speech_socket(document: dict[str, Any]) -> None:
     assert messages["ttsAudio"]["contentType"] == "application/octet-stream"
     assert messages["ttsSynthesis"]["payload"]["required"] == ["text"]
     assert "model" not in messages["ttsSynthesis"]["payload"]["properties"]  # chosen at mint only
-    assert all(m["x-source"].startswith(("[R]", "[T]")) for m in messages.values())
+    assert all(m["x-source"].startswith(("[R]", "[T]")) or (m["x-source"] == "sandbox" and m["name"].startswith("sandbox."))
+               for m in messages.values())
     channel = document["channels"]["ttsStream"]
     assert set(channel["parameters"]) == {"request_id"} and "{request_id}" in channel["address"]
     assert {c["code"] for c in channel["x-close-codes"]} == {1000, 4001, 4029}

@@ -65,7 +65,8 @@ def test_a_port_in_use_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
-    [({"faults": "latency=soon"}, "latency"), ({"speed": 0}, "--speed"), ({"rate_limit": 0}, "--rate-limit")],
+    [({"faults": "latency=soon"}, "latency"), ({"speed": 0}, "--speed"), ({"rate_limit": 0}, "--rate-limit"),
+     ({"call_tools_hosts": ("hooks.example",)}, "--call-tools-host goes with --call-tools")],
 )
 def test_bad_options_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], kwargs, needle: str) -> None:
     assert serve_main(port=0, **kwargs) == 2

@@ -21,3 +21,19 @@ def test_seed_tools_use_known_placeholders_and_a_context_param() -> None:
         assert unknown_tokens(values, variables | params) == [], tool.name
         used.update(t for v in values for t in tokens(v))
     assert "phone_number" in used and used & CONTEXT
+
+
+def test_the_form_warns_of_exactly_the_tokens_a_try_would_leave_open() -> None:
+    # One rule: what the form marks unknown is what `vap tools try` refuses to send unfilled.
+    import pytest
+
+    from vap_console.api.models import Tool
+    from vap_console.api.tool_call import Sources, UnfilledPlaceholders, build_request
+
+    body = '{"a": "{city}", "b": "{call_id}", "c": "{data.name}", "d": "{Nope_1}", "e": {"f": 1}, "g": "{ x }"}'
+    tool = Tool.model_validate({"id": "t", "name": "t", "description": "d", "kind": "before_call",
+                                "config": {"url": "https://h.example/{slot}", "body": body}})
+    known = {"city"}
+    with pytest.raises(UnfilledPlaceholders) as caught:
+        build_request(tool, Sources(variables=dict.fromkeys(known, "v"), context=dict.fromkeys(CONTEXT, "c")))
+    assert list(caught.value.where) == unknown_tokens([tool.config.url or "", body], known)

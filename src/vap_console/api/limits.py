@@ -78,6 +78,9 @@ TOOL_PAIR_VALUE = Limit(2048)  # a param's or header's value, an output's path
 TOOL_AUTH_TYPE = Limit(32)
 TOOL_AUTH_NAME = Limit(256)  # config.auth.headerName and config.auth.username
 TOOL_SECRET = Limit(2048)  # config.auth.token and config.auth.password
+# What is read of a tool webhook's answer (`vap tools try`, the sandbox's --call-tools): the spec
+# gives no size; outputs are a few short values, and 1 MiB keeps a 10 MB answer from costing more.
+TOOL_ANSWER = Limit(1024 * 1024, unit="bytes")
 # An output fills the variable of its name: {name} in a prompt, so a letter or _ first.
 VARIABLE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 # An llmParam is a function argument the model supplies: named like a tool.

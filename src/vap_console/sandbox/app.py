@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -33,6 +34,9 @@ from vap_console.sandbox.voice import (
 )
 from vap_console.sandbox.voice.asyncapi import ASYNCAPI_PATH, asyncapi_document
 from vap_console.sandbox.wire import JSON_BODY_MAX
+
+if TYPE_CHECKING:  # its module imports the webhook sender (httpx): only a sandbox that calls tools needs it
+    from vap_console.sandbox.voice.tool_calls import ToolCalling
 
 _HTTP_CODES = {
     400: ("invalid_request", "The request could not be read."),
@@ -157,9 +161,11 @@ async def _on_crash(request: Request, exc: Exception) -> Response:
 
 
 def create_app(
-    *, clock: Clock | None = None, rate_limit: int = 600, faults: Faults | str | None = None
+    *, clock: Clock | None = None, rate_limit: int = 600, faults: Faults | str | None = None,
+    call_tools: ToolCalling | None = None,
 ) -> Starlette:
-    """The sandbox's ASGI app; its state is ``app.state.sandbox`` (a ``SandboxState``)."""
+    """The sandbox's ASGI app; its state is ``app.state.sandbox`` (a ``SandboxState``).
+    ``call_tools``: call the account's tools for real (voice/tool_calls.py); None: stand-ins."""
     clock = clock or SystemClock()
     if rate_limit < 1:
         raise ValueError("rate_limit must be at least 1 request a minute")
@@ -188,4 +194,5 @@ def create_app(
     app.state.faults = faults
     app.state.limiter = limiter
     app.state.speech_sockets = tts_socket.SpeechSockets()
+    app.state.call_tools = call_tools
     return app

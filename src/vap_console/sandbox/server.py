@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import uvicorn
 from starlette.applications import Starlette
@@ -23,6 +24,9 @@ from vap_console.sandbox.faults import Faults, FaultSpecError
 from vap_console.sandbox.keys import KEYS
 from vap_console.sandbox.scenarios import DESCRIPTIONS
 from vap_console.sandbox.state import SandboxState
+
+if TYPE_CHECKING:
+    from vap_console.sandbox.voice.tool_calls import ToolCalling
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 _DROP_NOTICE = "ASGI callable returned without completing response"
@@ -137,10 +141,10 @@ class RunningSandbox:
 
 def start_in_thread(
     *, speed: float = 1.0, rate_limit: int = 600, faults: str | Faults = "", clock: Clock | None = None,
-    startup_timeout: float = 10.0,
+    startup_timeout: float = 10.0, call_tools: ToolCalling | None = None,
 ) -> RunningSandbox:
     """Serve a fresh sandbox on 127.0.0.1 at a free port from a daemon thread; returns once it accepts."""
-    app = create_app(clock=clock or SystemClock(speed), rate_limit=rate_limit, faults=faults)
+    app = create_app(clock=clock or SystemClock(speed), rate_limit=rate_limit, faults=faults, call_tools=call_tools)
     sock = _bind("127.0.0.1", 0)
     server = _Server(_config(app, log_config=_EMBEDDED_LOGGING))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="vap-sandbox", daemon=True)
@@ -183,7 +187,7 @@ def banner(base_url: str, speed: float, rate_limit: int, faults: Faults) -> str:
 
 def serve_main(
     host: str = "127.0.0.1", port: int = 8787, speed: float = 1.0, rate_limit: int = 600,
-    faults: str = "", allow_remote: bool = False,
+    faults: str = "", allow_remote: bool = False, call_tools: bool = False, call_tools_hosts: tuple[str, ...] = (),
 ) -> int:
     """``vap sandbox serve``: serve in the foreground until Ctrl+C or SIGTERM."""
     if not _is_loopback(host) and not allow_remote:
@@ -195,6 +199,9 @@ def serve_main(
         return EXIT_USAGE
     if rate_limit < 1:
         print("vap sandbox: --rate-limit must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    if call_tools_hosts and not call_tools:
+        print("vap sandbox: --call-tools-host goes with --call-tools", file=sys.stderr)
         return EXIT_USAGE
     if not 0 <= port <= 65535:
         print("vap sandbox: --port must be from 0 to 65535", file=sys.stderr)
@@ -211,9 +218,17 @@ def serve_main(
         reason = "the port is already in use" if exc.errno in (98, 48, 10048) else (exc.strerror or str(exc))
         print(f"vap sandbox: cannot listen on {host}:{port}: {reason}", file=sys.stderr)
         return EXIT_FAILURE
-    app = create_app(clock=SystemClock(speed), rate_limit=rate_limit, faults=parsed)
+    policy = None
+    if call_tools:
+        from vap_console.sandbox.voice.tool_calls import ToolCalling
+
+        policy = ToolCalling(frozenset(h.strip().lower() for h in call_tools_hosts if h.strip()))
+    app = create_app(clock=SystemClock(speed), rate_limit=rate_limit, faults=parsed, call_tools=policy)
     actual_port = sock.getsockname()[1]
     print(banner(_url(host, actual_port), speed, rate_limit, parsed), flush=True)
+    if policy is not None:
+        more = f" and {', '.join(sorted(policy.hosts))}" if policy.hosts else ""
+        print(f"Calling the account's tools for real (--call-tools): loopback hosts{more} only.", flush=True)
     server = _Server(_config(app, log_config=uvicorn.config.LOGGING_CONFIG))
     try:
         server.run(sockets=[sock])

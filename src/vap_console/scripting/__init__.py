@@ -13,7 +13,7 @@ AREAS = ("numbers", "tools", "variables", "voices", "templates", "agents", "call
 # to it by tests/test_cli_help.py, without importing click for it.
 AREA_SUMMARIES = {
     "numbers": "Phone-number rentals: list, show, search, requirements, rent, watch.",
-    "tools": "HTTP tools: list, show, create, delete.",
+    "tools": "HTTP tools: list, show, create, delete, try (call the webhook).",
     "variables": "Prompt variables.",
     "voices": "Voice engines and their voices: list, say (a sample).",
     "templates": "Agent templates.",

@@ -1,4 +1,5 @@
-"""`vap tools …`: list, show, create from a JSON file (checked with the console form's rules), delete."""
+"""`vap tools …`: list, show, create from a JSON file (checked with the console form's rules), delete;
+`try` is in tool_try.py."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from vap_console.scripting.output import Fit
 
 @click.group(epilog=example("vap tools show lookup_customer --json"))
 def tools() -> None:
-    """HTTP tools: list, show, create, delete."""
+    """HTTP tools: list, show, create, delete, try (call the webhook)."""
 
 
 @tools.command("list", epilog=example("vap tools list | cut -f1"))
@@ -98,3 +99,14 @@ def delete(session: Session, tool_id: str) -> None:
     call(session, lambda c: c.delete_tool(tool_id))
     if not session.as_json:  # the API answers a delete with no body: --json prints nothing
         say(f"Deleted tool {tool_id}.")
+
+
+def _add_try() -> None:
+    # Its own module (the builder, the webhook sender and the report); its heavy imports wait
+    # until it runs.
+    from vap_console.scripting.tool_try import try_
+
+    tools.add_command(try_, "try")
+
+
+_add_try()

@@ -8,21 +8,19 @@ warning, since the service may still fill it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from rich.text import Text
 
-TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+# The rule's one definition (what a token is, which context params the service fills) is the
+# request builder's, so the form marks exactly what `vap tools try` and the platform fill.
+from vap_console.api.tool_call import CONTEXT_PARAMS, TOKEN
+from vap_console.api.tool_call import tokens as tokens
+
 KNOWN_STYLE = "bold green"
 CONTEXT_STYLE = "bold cyan"
 UNKNOWN_STYLE = "bold yellow underline"
-# The call's context params the service fills itself (its public docs; user_id is reserved).
-CONTEXT = frozenset({"call_id", "agent_id", "phone_number"})
-
-
-def tokens(value: str) -> list[str]:
-    return [m.group(1) for m in TOKEN.finditer(value)]
+CONTEXT = frozenset(CONTEXT_PARAMS)
 
 
 def unknown_tokens(values: Iterable[str], known: set[str]) -> list[str]:

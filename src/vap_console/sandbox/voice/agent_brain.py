@@ -59,9 +59,10 @@ def _label(name: str) -> str:
 class SandboxAgent:
     """One call's agent: its variables filled once, its greeting, and an answer to each turn."""
 
-    def __init__(self, account: Account, agent: AgentRecord, call_id: str) -> None:
+    def __init__(self, account: Account, agent: AgentRecord, call_id: str,
+                 tool_values: dict[str, str] | None = None) -> None:
         self.agent = agent
-        self.values = self._fill_variables(account, agent, call_id)
+        self.values = self._fill_variables(account, agent, call_id, tool_values)
         attached = set(TOOL_RE.findall(agent.system_instruction or "")) | set(TOOL_RE.findall(agent.greeting or ""))
         self.tools: list[ToolRecord] = sorted(
             (t for t in account.tools.values()
@@ -71,8 +72,13 @@ class SandboxAgent:
         self.persona = self.values.get("agent_name") or agent.name.split(" – ")[0].strip() or "your agent"
 
     @staticmethod
-    def _fill_variables(account: Account, agent: AgentRecord, call_id: str) -> dict[str, str]:
+    def _fill_variables(account: Account, agent: AgentRecord, call_id: str,
+                        tool_values: dict[str, str] | None) -> dict[str, str]:
         values = {name: var.default_value for name, var in account.variables.items()}
+        if tool_values is not None:  # --call-tools: what the tools really gave, defaults elsewhere
+            values.update(tool_values)
+            values.update(call_id=call_id, agent_id=agent.id, phone_number="")
+            return values
         for tool in account.tools.values():
             if tool.kind != "before_call":
                 continue

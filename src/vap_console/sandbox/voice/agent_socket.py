@@ -18,7 +18,7 @@ import functools
 import json
 import logging
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -27,7 +27,7 @@ from vap_console.sandbox.clock import iso
 from vap_console.sandbox.hostile_text import hostile_frame
 from vap_console.sandbox.records import Account, LedgerEntry
 from vap_console.sandbox.voice import speech
-from vap_console.sandbox.voice.agent_brain import SandboxAgent
+from vap_console.sandbox.voice.agent_brain import Reply, SandboxAgent
 from vap_console.sandbox.voice.call_records import (
     CALLING,
     COMPLETED,
@@ -40,6 +40,9 @@ from vap_console.sandbox.voice.call_records import (
 from vap_console.sandbox.voice.recordings import voice_of
 from vap_console.sandbox.voice.register import AgentSockets, Grant, sockets_of
 from vap_console.sandbox.voice.socket_audio import Recording, Turns, loud
+
+if TYPE_CHECKING:  # imported when a call starts with --call-tools: it brings the webhook sender
+    from vap_console.sandbox.voice.tool_calls import ToolCalling
 
 _log = logging.getLogger("uvicorn.error")
 MAX_DURATION_SECONDS = 120
@@ -94,6 +97,7 @@ class Session:
         self.heard: asyncio.Queue[str] = asyncio.Queue()
         self.lock = asyncio.Lock()
         self.ended: asyncio.Future[str] | None = None
+        self.policy: ToolCalling | None = None  # --call-tools, read when the call starts
         self.minutes = 0
         self.caller_end = 0
         # The agent's turn under way: its number, whether the caller cut in, the words said so far.
@@ -145,7 +149,6 @@ class Session:
                 await self.ws.close(CLOSE_REFUSED, code)
             return
         agent = self.account.agents[self.grant.agent_id]
-        self.brain = SandboxAgent(self.account, agent, self.call_id)
         self.voice = voice_of(self.account, agent.id)  # as its outbound calls' recordings speak
         # The slot is taken and the first minute charged in the same step as the check above.
         self.record.status, self.record.started_at = IN_PROGRESS, self.started
@@ -154,6 +157,17 @@ class Session:
         session_id = "sess_" + self.call_id.replace("-", "")[:24]
         await self._send({"type": "session.created", "session_id": session_id, "call_id": self.call_id,
                           "sample_rate": speech.SAMPLE_RATE, "channels": speech.CHANNELS})
+        # After the slot is taken (no await between the check and the charge above): the start of
+        # the call, before its greeting, is when the platform runs the before_call tools.
+        tool_values = None
+        self.policy = policy = getattr(self.ws.app.state, "call_tools", None)
+        if policy is not None:  # --call-tools: the account's before_call webhooks, for real
+            from vap_console.sandbox.voice.tool_calls import before_call
+
+            tool_values, entries = await before_call(self.account, agent, self.call_id, policy)
+            for entry in entries:
+                await self._tool_called(entry)
+        self.brain = SandboxAgent(self.account, agent, self.call_id, tool_values)
         tasks = [asyncio.create_task(job()) for job in (self._read, self._speak, self._time)]
         for task in tasks:
             task.add_done_callback(self._crashed)
@@ -309,10 +323,34 @@ class Session:
             heard = await self.heard.get()
             reply = self.brain.answer(heard)
             self.record.tools_called.extend(reply.tools)
+            if self.policy is not None and reply.tools:
+                reply = await self._call_tools(reply, heard)
             await self._say(reply.text)
             if reply.ends_call:
                 self._end("ended")
                 return
+
+    async def _call_tools(self, reply: Reply, heard: str) -> Reply:
+        """--call-tools: the during_call tools a turn named, called for real (built-in ones are the
+        platform's own actions, never a webhook); the answer says what they returned."""
+        from vap_console.sandbox.voice.tool_calls import answer_after, during_call
+
+        for name in reply.tools:
+            record = next((t for t in self.account.tools.values() if t.name == name and not t.is_default), None)
+            if record is None or self.policy is None:
+                continue
+            context = {"call_id": self.call_id, "agent_id": self.brain.agent.id, "phone_number": ""}
+            outcome = await during_call(record, heard, self.brain.values, context, self.policy)
+            await self._tool_called(outcome.entry)
+            self.brain.values.update(outcome.outputs)
+            reply = Reply(answer_after(name.replace("_", " "), outcome), reply.tools, reply.ends_call)
+        return reply
+
+    async def _tool_called(self, entry: dict[str, Any]) -> None:
+        """A tool call kept on the record and told on the socket (the sandbox.tool_call extension)."""
+        self.record.tool_calls.append(entry)
+        await self._send({"type": "sandbox.tool_call",
+                          **{k: entry[k] for k in ("name", "kind", "status", "ms", "outputs", "error")}})
 
     async def _say(self, text: str) -> None:
         self.speaker_at = None

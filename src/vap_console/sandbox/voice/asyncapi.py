@@ -109,6 +109,18 @@ def _agent_messages() -> dict[str, dict[str, Any]]:
                 "description": "The four fatal codes are the vendor's; a malformed frame's are the sandbox's: "
                                "invalid_audio, invalid_text, invalid_frame, unknown_type (docs/sandbox-voice.md)."},
                 "message": {"type": "string"}}), src),
+        "sandboxToolCall": _message(
+            "sandboxToolCall", "sandbox.tool_call",
+            "Sandbox extension, only with `vap sandbox serve --call-tools`: a tool's webhook was called "
+            "(before_call ones after session.created, a during_call one before the answer that uses it). "
+            "The call record's toolCalls has the request too (GET /v1/calls/{call_id}).",
+            _frame("sandbox.tool_call", {
+                "name": {"type": "string"}, "kind": {"type": "string", "enum": ["before_call", "during_call"]},
+                "status": {"type": ["integer", "null"]}, "ms": {"type": ["number", "null"]},
+                "outputs": {"type": "object", "additionalProperties": {"type": "string"}},
+                "error": {"type": ["string", "null"]}}), "sandbox",
+            example={"type": "sandbox.tool_call", "name": "book_appointment", "kind": "during_call",
+                     "status": 200, "ms": 84.2, "outputs": {"appointment_slot": "Friday 10 am"}, "error": None}),
         "inputAudioAppend": _message(
             "inputAudioAppend", "input_audio_buffer.append",
             "Caller audio, sent continuously after session.created; at most 1 s (48,000 bytes) a frame.",
@@ -161,7 +173,7 @@ def _tts_messages() -> dict[str, dict[str, Any]]:
 
 
 AGENT_SENT = ["sessionCreated", "outputAudioDelta", "agentStartTalking", "agentStopTalking", "interruption",
-              "transcript", "transcriptDelta", "sessionClosed", "agentError"]
+              "transcript", "transcriptDelta", "sessionClosed", "agentError", "sandboxToolCall"]
 AGENT_RECEIVED = ["inputAudioAppend", "inputAudioCommit", "inputTextSend", "sessionClose"]
 TTS_SENT = ["ttsAudio", "ttsQueued", "ttsDone", "ttsTimeout", "ttsError", "ttsCancelled"]
 TTS_RECEIVED = ["ttsSynthesis", "ttsClose", "ttsCancel"]

@@ -60,6 +60,8 @@ class CallRecord:
     # [{"role": "user"|"assistant", "content": "..."}], in order
     transcript: list[dict[str, str]] = field(default_factory=list)
     tools_called: list[str] = field(default_factory=list)
+    # --call-tools: each call of a tool (the request with its secret masked, status, ms, outputs, error).
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
     # The call's audio, both sides mixed in time order (PCM s16le 24 kHz mono), for the recording.
     audio: bytearray = field(default_factory=bytearray, repr=False)
     summary: str | None = None
@@ -125,6 +127,7 @@ class CallRecord:
             "creditsCharged": seen.credits_charged,
             "transcript": [{"role": t["role"], "content": t["content"]} for t in seen.transcript],
             "toolsCalled": list(seen.tools_called),
+            "toolCalls": list(seen.tool_calls),
             "recordingUrl": recording_url if seen.status in TERMINAL else None,
             "summary": seen.summary or (summarize(seen.transcript) if seen.status in TERMINAL else None),
         }
