@@ -70,6 +70,8 @@ ARGS: dict[str, list[str]] = {
     "tools delete": [decorate("a23194c9-e643-5204-af92-5245d497b3bf")],
     "tools list": [],
     "tools show": [decorate("lookup_customer")],
+    # The request as it would go (the server's URL, headers, body), sent nowhere.
+    "tools try": [decorate("lookup_customer"), "--dry-run"],
     "variables list": [],
     "voices list": [],
     "voices say": ["[happy] Namaste", "--model", "muga", "-o", "sample.wav"],

@@ -31,6 +31,7 @@ from vap_console.scripting.base import (
     example,
     say,
 )
+from vap_console.scripting.output import Fit
 
 if TYPE_CHECKING:
     from vap_console.api.models import Tool, Variable
@@ -320,5 +321,5 @@ def _show(session: Session, result: TryResult) -> None:
         rows = [[o.name, o.path or "(the whole answer)", o.value if o.found else "missing", o.name]
                 for o in result.outputs]
         emit_rows(session, ["OUTPUT", "PATH", "VALUE", "FILLS VARIABLE"], [[mask(str(c)) for c in r] for r in rows],
-                  empty="")
+                  empty="", fit=Fit("OUTPUT", drop=("FILLS VARIABLE", "PATH")))
 
