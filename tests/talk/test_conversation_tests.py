@@ -55,12 +55,17 @@ def test_a_failed_expectation_is_reported_with_what_came_and_exits_1(talker: Tal
     assert len(failures) == 3 and "called: none" in failures
 
 
-def test_json_prints_every_expectation_as_an_array(talker: Talker, tmp_path: Path) -> None:
+def test_json_prints_every_expectation_and_the_figures(talker: Talker, tmp_path: Path) -> None:
     path = write(tmp_path, "t.json", {"conversations": [{"greeting": {"contains": "Priya"}}]})
     result = talker("agents", "test", path, "--agent", talker.ref(), "--yes", "--json")
     assert result.code == 0, result.err
-    assert json.loads(result.out) == [{"file": path, "conversation": "conversation 1",
-                                       "expectation": "greeting contains 'Priya'", "ok": True, "detail": ""}]
+    document = json.loads(result.out)
+    assert document["expectations"] == [{"file": path, "conversation": "conversation 1", "run": 1,
+                                         "expectation": "greeting contains 'Priya'", "ok": True, "detail": ""}]
+    assert document["held"] is True and document["agent"] == talker.ref()
+    [conversation] = document["conversations"]
+    assert conversation["pass_rate"] == 1.0 and conversation["outcome"] == "passed"
+    assert conversation["credits"] == 3.0  # the sandbox's price of the minute started (call_records.py)
 
 
 def test_a_call_that_cannot_start_fails_its_expectations(tmp_path: Path, capsys) -> None:
