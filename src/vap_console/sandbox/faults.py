@@ -7,7 +7,8 @@ The realtime agent socket's faults (sandbox/voice/agent_socket.py, docs/sandbox-
 set the same way and hit every socket call, timed on the sandbox clock from ``session.created``:
 ``socket_drop_after=S`` (closed with 1011, no ``session.closed``), ``socket_stall_after=S`` and
 ``socket_stall_for=S`` (the agent falls silent mid-call: no event at all, for S seconds or to the
-call's end), ``socket_start_error=CODE`` (one ``error`` frame, then close 4000).
+call's end), ``socket_start_error=CODE`` (one ``error`` frame, then close 4000); and per agent
+``agent_delay_ms=REF:MS`` and ``agent_credits_per_minute=REF:N`` (sandbox/agent_pace.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from vap_console.sandbox.agent_pace import SETTINGS as AGENT_SETTINGS
+from vap_console.sandbox.agent_pace import AgentSettingError, AgentSettings
 
 
 class FaultSpecError(ValueError):
@@ -40,6 +44,7 @@ class Faults:
     socket_stall_after: float | None = None
     socket_stall_for: float | None = None
     socket_start_error: str | None = None
+    agents: AgentSettings = field(default_factory=AgentSettings)
 
     def __str__(self) -> str:
         text = (f"latency={self.latency_ms:g},error_rate={self.error_rate:g},"
@@ -48,11 +53,11 @@ class Faults:
             value = getattr(self, name)
             if value is not None:
                 text += f",{name}={value:g}" if isinstance(value, float) else f",{name}={value}"
-        return text
+        return text + (f",{self.agents}" if self.agents else "")
 
     @property
     def socket_active(self) -> bool:
-        return any(getattr(self, name) is not None for name in _SOCKET_SETTINGS)
+        return bool(self.agents) or any(getattr(self, name) is not None for name in _SOCKET_SETTINGS)
 
     @property
     def active(self) -> bool:
@@ -62,6 +67,7 @@ class Faults:
     def parse(cls, spec: str | None) -> Faults:
         """``latency=MS,error_rate=P,drop_rate=P,seed=N``; every part optional; empty → none."""
         values: dict[str, float | int | str] = {}
+        agents = AgentSettings()
         for part in (spec or "").split(","):
             part = part.strip()
             if not part:
@@ -70,10 +76,16 @@ class Faults:
             name = name.strip()
             if not sep:
                 raise FaultSpecError(f"--faults: {part!r} is not name=value")
+            if name in AGENT_SETTINGS:
+                try:
+                    agents = agents.add(name, raw.strip())
+                except AgentSettingError as exc:
+                    raise FaultSpecError(str(exc)) from None
+                continue
             if name not in ("latency", "error_rate", "drop_rate", "seed", *_SOCKET_SETTINGS):
                 raise FaultSpecError(
                     f"--faults: unknown setting {name!r} (use latency, error_rate, drop_rate, seed, "
-                    + ", ".join(_SOCKET_SETTINGS) + ")"
+                    + ", ".join((*_SOCKET_SETTINGS, *AGENT_SETTINGS)) + ")"
                 )
             if name == "socket_start_error":
                 if raw not in SOCKET_START_ERRORS:
@@ -113,6 +125,7 @@ class Faults:
             seed=int(values.get("seed", 0)),
             **seconds,
             socket_start_error=str(start_error) if start_error is not None else None,
+            agents=agents,
         )
 
 
