@@ -11,7 +11,7 @@ from tests.talk.gates import HOURS, PRIYA, gate_sandbox, hold_slots, most_at_onc
 from vap_console.sandbox.voice.call_records import COMPLETED, FAILED
 
 # Longer calls (each turn a fifth of a second late at speed 20) so that runs held side by side overlap.
-SLOWER = f"agent_delay_ms=*:4000"
+SLOWER = "agent_delay_ms=*:4000"
 
 
 def test_parallel_runs_side_by_side_but_never_beyond_the_free_slots(tmp_path: Path, capsys: Any) -> None:

@@ -123,9 +123,11 @@ def run_tests(session: Session, files: tuple[Path, ...], options: Options) -> No
     _finish(session, options, loaded, sides_held)
 
 
-def _line(ok: bool | None, where: str, what: str, detail: str = "", *, flaky: bool = False) -> str:
+def _line(ok: bool | None, where: str, what: str, detail: str = "", *, flaky: bool = False,
+          figures: bool = False) -> str:
+    """``figures``: a gate's line, which says what was measured whether it held or not."""
     word = "FLAKY" if flaky else "PASS" if ok else "FAIL"
-    return f"{word}  {where} › {what}" + (f": {detail}" if detail and (not ok or flaky) else "")
+    return f"{word}  {where} › {what}" + (f": {detail}" if detail and (not ok or flaky or figures) else "")
 
 
 def _echo(line: str, as_json: bool) -> None:
@@ -149,7 +151,7 @@ def _report_verdicts(side: Side, as_json: bool) -> None:
             for check in verdict.checks:
                 where = f"{side.label} {check.conversation}" if side.label else check.conversation
                 flaky = check.what == "pass rate" and verdict.outcome == "flaky"
-                _echo(_line(check.ok, where, check.what, check.detail, flaky=flaky), as_json)
+                _echo(_line(check.ok, where, check.what, check.detail, flaky=flaky, figures=True), as_json)
 
 
 def _finish(session: Session, options: Options, loaded: list[at.TestFile], sides: list[Side]) -> None:
@@ -200,6 +202,9 @@ def _summary(side: Side) -> str:
         gated = sum(not v.held for each, whole in side.verdicts for v in [*each, whole])
         text += (f"; conversations {by['passed']} passed, {by['flaky']} flaky, {by['failed']} failed; "
                  f"{gated} gate{'s' if gated != 1 else ''} not held")
+    for _, whole in side.verdicts:
+        cost = f", {whole.credits:g} credits a pass" if whole.credits is not None else ""
+        text += f"; {whole.times.in_words()}{cost}"
     return text
 
 
