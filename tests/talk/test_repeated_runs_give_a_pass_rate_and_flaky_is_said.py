@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.talk.gates import HOURS, gate_sandbox, socket_calls, write
 
 
@@ -26,12 +28,12 @@ def test_a_conversation_passing_two_runs_of_three_is_flaky_and_fails_the_default
     assert "conversations 0 passed, 1 flaky, 0 failed" in result.said
 
 
-def test_a_flaky_conversation_at_or_above_min_pass_rate_holds_and_is_still_said_flaky(tmp_path: Path,
-                                                                                       capsys: Any) -> None:
+@pytest.mark.parametrize(("in_file", "flags"), [({"min_pass_rate": 0.6}, ()), ({"min_pass_rate": 1}, ("--min-pass-rate", "0.6"))])
+def test_a_flaky_conversation_at_or_above_min_pass_rate_holds_and_is_still_said_flaky(
+        tmp_path: Path, capsys: Any, in_file: dict[str, float], flags: tuple[str, ...]) -> None:
     with gate_sandbox(tmp_path, capsys) as talker:
-        path = write(tmp_path, {"agent": talker.ref(key="flaky"), "repeat": 3,
-                                "conversations": [{**HOURS, "min_pass_rate": 0.6}]})
-        result = talker("agents", "test", path, "--yes", key="flaky")
+        path = write(tmp_path, {"agent": talker.ref(key="flaky"), "repeat": 3, "conversations": [{**HOURS, **in_file}]})
+        result = talker("agents", "test", path, "--yes", *flags, key="flaky")
     assert result.code == 0, result.out + result.err
     assert "FLAKY  hours › pass rate: flaky: 2 of 3 runs passed (67 %, at least 60 % needed)" in result.out
     assert "0 gates not held" in result.said
