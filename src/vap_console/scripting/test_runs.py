@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 SLOT_WAIT = 600.0
 # Polling the limits while waiting: from the first step, doubling, to the last.
 SLOT_POLL_FIRST, SLOT_POLL_MOST = 0.05, 2.0
+# Refusals for want of a slot while the limits showed one free (another caller took it, or the
+# service refuses for another reason under that code): this many in a row and the run is failed.
+UNEXPLAINED_REFUSALS = 3
 # A call record may be written a moment after the call ends: how long to wait for its final charge.
 RECORD_WAIT = 5.0
 
@@ -83,14 +86,17 @@ class Slots:
         free = await self.free()
         return max(1, min(parallel, free)) if free is not None else max(1, parallel)
 
-    async def until_free(self) -> bool:
-        """Wait until a slot is free (True), or ``wait`` seconds pass (False)."""
+    async def until_free(self) -> bool | None:
+        """Wait until a slot is free: True when none was at first (the refusal is explained), None
+        when one was free at once, False when ``wait`` seconds passed without one."""
         deadline = time.monotonic() + self.wait
         step = SLOT_POLL_FIRST
+        waited = False
         while time.monotonic() < deadline:
             free = await self.free()
             if free is None or free > 0:
-                return True
+                return True if waited else None
+            waited = True
             await asyncio.sleep(min(step, max(0.0, deadline - time.monotonic())))
             step = min(step * 2, SLOT_POLL_MOST)
         return False
@@ -102,16 +108,27 @@ async def hold(client: VapClient, job: Job, slots: Slots, on_call_started: CallS
     from vap_console.scripting.dialogue import converse
 
     script = job.script
+    unexplained = 0
+
+    async def again() -> bool:
+        """After a refusal for want of a slot (nothing billed): whether to start the run again."""
+        nonlocal unexplained
+        free = await slots.until_free()
+        unexplained = unexplained + 1 if free is None else 0
+        if free is None:  # a slot was free already: back off a little, and not for ever
+            await asyncio.sleep(SLOT_POLL_FIRST * 2 ** unexplained)
+        return free is not False and unexplained < UNEXPLAINED_REFUSALS
+
     while True:
         try:
             run = await converse(client, job.agent, [t.say for t in script.turns], on_call_started=on_call_started,
                                  turn_timeout=job.test_file.timeout_ms / 1000)
         except errors.ApiError as error:
-            if _is_slot_refusal(error) and await slots.until_free():
+            if _is_slot_refusal(error) and await again():
                 continue
             return RunResult(job, _relabel(judge(script, None, describe(error)[0], None), job), [], None)
         talk = run.conversation
-        if _is_slot_refusal(talk.failure) and not talk.started and await slots.until_free():
+        if _is_slot_refusal(talk.failure) and not talk.started and await again():
             continue  # refused before session.created: nothing billed, so it is started again
         break
     failure = describe(talk.failure)[0] if talk.failure is not None else None
