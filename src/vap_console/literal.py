@@ -111,3 +111,16 @@ def json_dumps(value: Any, indent: int | None = 2) -> str:
     # json.dumps already escaped C0 controls, and what is left (DEL, C1, bidi...) becomes \uXXXX.
     return _STEERING_ONE_LINE.sub(
         lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)
+
+
+# What XML 1.0 cannot hold even as a character reference (outside its Char production: U+FFFE,
+# U+FFFF, lone surrogates), and the noncharacters it discourages (U+FDD0-U+FDEF, the last two of
+# every plane): a parser stops at the first, so one in a server's answer made a report unreadable.
+_NONCHARACTERS = "".join(chr(plane * 0x10000 + 0xFFFE) + chr(plane * 0x10000 + 0xFFFF) for plane in range(17))
+_NOT_XML = re.compile(f"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\ufdd0-\ufdef{_NONCHARACTERS}]")
+
+
+def xml_text(value: object, *, multiline: bool = True) -> str:
+    """Text for an XML report (JUnit) whatever it holds: ``clean`` first (control characters as
+    the terminal shows them), then anything XML cannot hold as a ``\\uXXXX`` escape."""
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", clean(value, multiline=multiline))

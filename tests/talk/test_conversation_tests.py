@@ -29,7 +29,7 @@ def test_the_example_file_holds_against_the_sandbox_with_junit(talker: Talker, t
     assert "PASS  books an appointment and says goodbye › tool 'book_appointment' was called" in lines
     assert "PASS  books an appointment and says goodbye › the agent ended the call" in lines
     assert all(line.startswith("PASS") for line in lines) and len(lines) == 11
-    assert "11 expectations in 2 conversations: 11 held, 0 failed." in result.said
+    assert "11 expectations in 2 conversations: 11 held, 0 failed; answer p50 " in result.said
     suite = ET.parse(report).getroot().find("testsuite")
     assert suite.get("tests") == "11" and suite.get("failures") == "0"
     assert len(talker.started) == 2
@@ -55,12 +55,17 @@ def test_a_failed_expectation_is_reported_with_what_came_and_exits_1(talker: Tal
     assert len(failures) == 3 and "called: none" in failures
 
 
-def test_json_prints_every_expectation_as_an_array(talker: Talker, tmp_path: Path) -> None:
+def test_json_prints_every_expectation_and_the_figures(talker: Talker, tmp_path: Path) -> None:
     path = write(tmp_path, "t.json", {"conversations": [{"greeting": {"contains": "Priya"}}]})
     result = talker("agents", "test", path, "--agent", talker.ref(), "--yes", "--json")
     assert result.code == 0, result.err
-    assert json.loads(result.out) == [{"file": path, "conversation": "conversation 1",
-                                       "expectation": "greeting contains 'Priya'", "ok": True, "detail": ""}]
+    document = json.loads(result.out)
+    assert document["expectations"] == [{"file": path, "conversation": "conversation 1", "run": 1,
+                                         "expectation": "greeting contains 'Priya'", "ok": True, "detail": ""}]
+    assert document["held"] is True and document["agent"] == talker.ref()
+    [conversation] = document["conversations"]
+    assert conversation["pass_rate"] == 1.0 and conversation["outcome"] == "passed"
+    assert conversation["credits"] == 3.0  # the sandbox's price of the minute started (call_records.py)
 
 
 def test_a_call_that_cannot_start_fails_its_expectations(tmp_path: Path, capsys) -> None:

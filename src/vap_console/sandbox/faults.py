@@ -9,7 +9,8 @@ set the same way and hit every socket call, timed on the sandbox clock from ``se
 ``socket_stall_for=S`` (the agent falls silent mid-call: no event at all, for S seconds or to the
 call's end), ``socket_start_error=CODE`` (one ``error`` frame, then close 4000), ``call_max_s=S`` (a call's
 longest length, 120 s on the sandbox clock unless set: a test on a fast clock that is not about
-that limit sets it far off, so a busy machine does not end its call for it).
+that limit sets it far off, so a busy machine does not end its call for it); and per agent
+``agent_delay_ms=REF:MS`` and ``agent_credits_per_minute=REF:N`` (sandbox/agent_pace.py).
 
 ``hostile_text=1`` puts terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) into
 every string the sandbox serves, over HTTP and on the agent socket (sandbox/hostile_text.py says
@@ -21,9 +22,12 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from vap_console.sandbox.agent_pace import SETTINGS as AGENT_SETTINGS
+from vap_console.sandbox.agent_pace import AgentSettingError, AgentSettings
 
 
 class FaultSpecError(ValueError):
@@ -41,6 +45,9 @@ SETTINGS = {
     "socket_stall_for": "S: and speaks again after that long",
     "socket_start_error": "CODE: every call refused with that error frame, then close 4000",
     "call_max_s": "S: a call's longest length on the sandbox clock (120 unless set), then max_duration",
+    "agent_delay_ms": "REF:MS: agent REF's greeting and every answer start MS ms of the sandbox clock late "
+                      "(REF an id, a ua_ handle or *)",
+    "agent_credits_per_minute": "REF:N: agent REF's calls cost N credits a started minute",
     "hostile_text": "1: terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) in every string "
                     "served, HTTP answers and socket frames, and a hostile key in every object; dates and "
                     "a frame's type left alone, ids sent back as served still reach their records",
@@ -65,6 +72,7 @@ class Faults:
     socket_start_error: str | None = None
     hostile_text: bool = False
     call_max_s: float | None = None
+    agents: AgentSettings = field(default_factory=AgentSettings)
 
     def __str__(self) -> str:
         text = (f"latency={self.latency_ms:g},error_rate={self.error_rate:g},"
@@ -77,11 +85,11 @@ class Faults:
             text += ",hostile_text=1"
         if self.call_max_s is not None:
             text += f",call_max_s={self.call_max_s:g}"
-        return text
+        return text + (f",{self.agents}" if self.agents else "")
 
     @property
     def socket_active(self) -> bool:
-        return any(getattr(self, name) is not None for name in (*_SOCKET_SETTINGS, "call_max_s"))
+        return bool(self.agents) or any(getattr(self, name) is not None for name in (*_SOCKET_SETTINGS, "call_max_s"))
 
     @property
     def active(self) -> bool:
@@ -91,6 +99,7 @@ class Faults:
     def parse(cls, spec: str | None) -> Faults:
         """``latency=MS,error_rate=P,drop_rate=P,seed=N``; every part optional; empty → none."""
         values: dict[str, float | int | str] = {}
+        agents = AgentSettings()
         for part in (spec or "").split(","):
             part = part.strip()
             if not part:
@@ -99,6 +108,12 @@ class Faults:
             name = name.strip()
             if not sep:
                 raise FaultSpecError(f"--faults: {part!r} is not name=value")
+            if name in AGENT_SETTINGS:
+                try:
+                    agents = agents.add(name, raw.strip())
+                except AgentSettingError as exc:
+                    raise FaultSpecError(str(exc)) from None
+                continue
             if name not in SETTINGS:
                 raise FaultSpecError(f"--faults: unknown setting {name!r} (use {', '.join(SETTINGS)})")
             if name == "hostile_text":
@@ -147,6 +162,7 @@ class Faults:
             socket_start_error=str(start_error) if start_error is not None else None,
             hostile_text=bool(values.get("hostile_text", 0)),
             call_max_s=float(values["call_max_s"]) if "call_max_s" in values else None,
+            agents=agents,
         )
 
 

@@ -16,13 +16,22 @@ from typing import Any
 
 from vap_console.api.conversation import Turn
 from vap_console.api.limits import TYPED_TURN
-from vap_console.literal import clean
+from vap_console.literal import clean, xml_text
 from vap_console.scripting.dialogue import Run
+from vap_console.scripting.test_gates import (
+    COMPARE_KEYS,
+    GATE_KEYS,
+    GateError,
+    Gates,
+    SuiteGates,
+    read_gates,
+    read_thresholds,
+)
 
 ANSWER_KEYS = {"contains", "not_contains", "matches", "within_ms"}
 TURN_KEYS = {"say", "expect"}
-CONVERSATION_KEYS = {"name", "greeting", "turns", "tools_called", "agent_ends_call"}
-FILE_KEYS = {"agent", "timeout_ms", "conversations"}
+CONVERSATION_KEYS = {"name", "greeting", "turns", "tools_called", "agent_ends_call"} | GATE_KEYS
+FILE_KEYS = {"agent", "timeout_ms", "conversations"} | GATE_KEYS | COMPARE_KEYS
 
 
 class TestFileError(Exception):
@@ -50,6 +59,8 @@ class Script:
     turns: list[ScriptedTurn]
     tools_called: list[str]
     agent_ends_call: bool | None
+    # repeat, min_pass_rate, latency and cost budgets (scripting/test_gates.py)
+    gates: Gates = field(default_factory=Gates)
 
 
 @dataclass
@@ -58,6 +69,7 @@ class TestFile:
     agent: str | None
     timeout_ms: int
     conversations: list[Script]
+    suite: SuiteGates = field(default_factory=SuiteGates)
 
 
 @dataclass
@@ -164,7 +176,11 @@ def _script(path: Path, at: str, value: Any, index: int) -> Script:
     ends = data.get("agent_ends_call")
     if ends is not None and not isinstance(ends, bool):
         raise _fail(path, f"{at}.agent_ends_call", "must be true or false")
-    return Script(name.strip(), _expect(path, f"{at}.greeting", data.get("greeting")), turns, tools, ends)
+    try:
+        gates = read_gates(data, at)
+    except GateError as exc:
+        raise _fail(path, exc.at, exc.rule) from None
+    return Script(name.strip(), _expect(path, f"{at}.greeting", data.get("greeting")), turns, tools, ends, gates)
 
 
 def _file(path: Path, data: Any) -> TestFile:
@@ -177,7 +193,11 @@ def _file(path: Path, data: Any) -> TestFile:
     if not isinstance(items, list) or not items:
         raise _fail(path, "conversations", "required: a list of at least one conversation")
     scripts = [_script(path, f"conversations[{i}]", item, i) for i, item in enumerate(items)]
-    return TestFile(path, agent.strip() if agent else None, timeout, scripts)
+    try:
+        suite = SuiteGates(read_gates(top, ""), read_thresholds(top))
+    except GateError as exc:
+        raise _fail(path, exc.at, exc.rule) from None
+    return TestFile(path, agent.strip() if agent else None, timeout, scripts, suite)
 
 
 # --- judging ---
@@ -246,17 +266,8 @@ def judge(script: Script, run: Run | None, failure: str | None, tools: list[str]
 # --- JUnit ---
 
 
-# What XML 1.0 cannot hold even as a character reference (U+FFFE, U+FFFF) and the other
-# noncharacters it discourages (U+FDD0-U+FDEF, the last two of every plane): a parser stops at the
-# first, so a server's answer holding one made the whole report unreadable.
-_NONCHARACTERS = "".join(chr(plane * 0x10000 + 0xFFFE) + chr(plane * 0x10000 + 0xFFFF) for plane in range(17))
-_NOT_XML = re.compile(f"[\ufdd0-\ufdef{_NONCHARACTERS}]")
-
-
 def _xml(value: object, *, multiline: bool = False) -> str:
-    """Text XML holds whatever the server said: control characters (which XML 1.0 cannot hold)
-    as ``clean`` shows them, noncharacters as ``\\uffff``-style escapes."""
-    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", clean(value, multiline=multiline))
+    return xml_text(value, multiline=multiline)
 
 
 def junit(results: list[tuple[TestFile, list[Check]]]) -> str:

@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 
-from vap_console.literal import clean
 from vap_console.scripting.base import (
     EXIT_REFUSED,
     EXIT_USAGE,
@@ -21,7 +20,6 @@ from vap_console.scripting.base import (
     call,
     common,
     confirm_money,
-    describe,
     emit_json,
     emit_pairs,
     emit_rows,
@@ -276,101 +274,38 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
     "vap agents test front-desk.test.json --yes --junit report.xml",
     "Each file names an agent and its conversations: the turns to type and what each answer must "
     "hold (contains, not_contains, matches, within_ms; tools_called and agent_ends_call per "
-    "conversation); examples/front-desk.test.json is one. Every file is checked before any call. "
-    "Each conversation is a call, billed from the moment the agent answers (--yes, as talk). Exit 0: "
-    "every expectation held; 1: one failed (or a call could not be held); 2: a file or an option is "
-    "wrong (nothing was sent). docs/talk.md"))
+    "conversation), and the gates of a release: repeat and min_pass_rate, latency budgets "
+    "(p50_ms, p95_ms) and max_credits, per conversation and per suite; examples/front-desk.test.json "
+    "is one. Every file is checked before any call. Each run of a conversation is a call, billed "
+    "from the moment the agent answers (--yes, as talk). --compare REF_A REF_B holds the suite with "
+    "both and prints a table of the change. Exit 0: everything held; 1: a test failed (or B is worse "
+    "than the thresholds); 2: a file or an option is wrong (nothing was sent). docs/testing.md"))
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--agent", "agent_override", metavar="REF", help="The agent to test, instead of each file's own.")
 @click.option("--junit", "junit_path", metavar="PATH", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the results as JUnit XML (a suite per file, a case per expectation).")
+              help="Also write the results as JUnit XML (a suite per file, a case per expectation and "
+                   "gate, the figures as properties).")
 @click.option("--yes", is_flag=True, help="Start the calls without asking (needed without a terminal).")
+@click.option("--repeat", type=click.IntRange(1, 100), metavar="N",
+              help="Hold each conversation N times (over the file's repeat).")
+@click.option("--min-pass-rate", type=click.FloatRange(0, 1), metavar="SHARE",
+              help="The share of runs a conversation must pass, 0 to 1 (over the file's; default 1).")
+@click.option("--parallel", type=click.IntRange(1, 64), default=1, show_default=True, metavar="N",
+              help="Conversations held side by side, never more than the account's free call slots.")
+@click.option("--compare", nargs=2, metavar="REF_A REF_B",
+              help="Hold the suite with agent A and agent B and compare them; exit 1 when B is worse.")
+@click.option("--max-p95-regression", type=click.FloatRange(min=0), metavar="SHARE",
+              help="With --compare: how much higher B's answer p95 may be (0.2: 20 %%).")
+@click.option("--max-cost-increase", type=click.FloatRange(min=0), metavar="SHARE",
+              help="With --compare: how much more B's credits may be (0.1: 10 %%).")
 @common
 def test_(session: Session, files: tuple[Path, ...], agent_override: str | None, junit_path: Path | None,
-          yes: bool) -> None:
-    """Run conversation tests (docs/talk.md): each conversation is a call. Billed."""
-    from vap_console.scripting import agent_tests as at
+          yes: bool, repeat: int | None, min_pass_rate: float | None, parallel: int,
+          compare: tuple[str, str] | None, max_p95_regression: float | None,
+          max_cost_increase: float | None) -> None:
+    """Run conversation tests (docs/testing.md): each run of a conversation is a call. Billed."""
+    from vap_console.scripting.test_command import Options, run_tests
 
-    try:
-        loaded = [at.load(path) for path in files]
-    except at.TestFileError as exc:
-        raise Failure(f"{exc}; nothing was sent", EXIT_USAGE) from None
-    for test_file in loaded:
-        if not (agent_override or test_file.agent):
-            raise Failure(f"{test_file.path}: agent: required (or --agent REF); nothing was sent", EXIT_USAGE)
-    if junit_path is not None and not junit_path.parent.is_dir():
-        raise Failure(f"--junit: the folder {junit_path.parent} does not exist; nothing was sent", EXIT_USAGE)
-    confirm_money(session, "vap agents test", yes=yes)
-    client = session.client()
-    count = sum(len(t.conversations) for t in loaded)
-
-    async def go() -> list[tuple[Any, list[Any]]]:
-        async with client:
-            refs = {agent_override or t.agent or "" for t in loaded}
-            for ref in sorted(refs):
-                await _refuse_a_draft(client, ref)
-            calls = f"{count} conversation{'s' if count != 1 else ''}, each " + TEST_COST
-            ask_money(session, calls + _terms(await _limits(client)), yes=yes)
-            results = []
-            for test_file in loaded:
-                checks: list[Any] = []
-                for script in test_file.conversations:
-                    found = await _hold(client, session, agent_override or test_file.agent or "", test_file, script)
-                    for check in found:
-                        _report(check, session.as_json)
-                    checks += found
-                results.append((test_file, checks))
-            return results
-
-    results = asyncio.run(go())
-    every = [c for _, checks in results for c in checks]
-    failed = sum(not c.ok for c in every)
-    if session.as_json:
-        emit_json([{"file": str(t.path), "conversation": c.conversation, "expectation": c.what, "ok": c.ok,
-                    "detail": c.detail} for t, checks in results for c in checks])
-    if junit_path is not None:
-        try:
-            junit_path.write_text(at.junit(results), encoding="utf-8")
-        except OSError as exc:
-            raise Failure(f"--junit: cannot write {junit_path} ({exc.strerror})", EXIT_USAGE) from None
-    summary = (f"{len(every)} expectation{'s' if len(every) != 1 else ''} in {count} conversation"
-               f"{'s' if count != 1 else ''}: {len(every) - failed} held, {failed} failed")
-    if failed:
-        raise Failure(summary, EXIT_REFUSED)
-    say(summary + ".")
-
-
-TEST_COST = "a call over the agent socket billed from the moment the agent answers until it ends"
-
-
-async def _hold(client: Any, session: Session, ref: str, test_file: Any, script: Any) -> list[Any]:
-    """One scripted conversation held and judged; a call that could not be held fails its checks."""
-    from vap_console.api import errors
-    from vap_console.scripting import agent_tests as at
-    from vap_console.scripting.dialogue import converse
-
-    try:
-        run = await converse(client, ref, [t.say for t in script.turns], on_call_started=partial(keep_call, session),
-                             turn_timeout=test_file.timeout_ms / 1000)
-    except errors.ApiError as error:
-        return at.judge(script, None, describe(error)[0], None)
-    talk = run.conversation
-    failure = describe(talk.failure)[0] if talk.failure is not None else None
-    tools = None
-    if script.tools_called and talk.call_id:
-        try:
-            tools = await client.tools_called(talk.call_id)
-        except errors.ApiError:
-            tools = None
-    return at.judge(script, run, failure, tools)
-
-
-def _report(check: Any, as_json: bool) -> None:
-    line = f"{'PASS' if check.ok else 'FAIL'}  {check.conversation} › {check.what}"
-    if not check.ok:
-        line += f": {check.detail}"
-    # With --json the array on stdout is the report; the lines go to stderr for the person.
-    if as_json:
-        say(line)
-    else:
-        click.echo(clean(line, multiline=False))
+    run_tests(session, files, Options(agent_override, junit_path, yes, repeat, min_pass_rate, parallel,
+                                      (compare[0], compare[1]) if compare else None, max_p95_regression,
+                                      max_cost_increase))

@@ -8,20 +8,10 @@ ElementTree escapes the markup characters. The secret is masked before (TryResul
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from vap_console.api.tool_result import TryResult
-from vap_console.literal import clean
-
-# What XML 1.0 allows in a document (its Char production); everything else cannot be written even
-# as a character reference.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_text(value: object, *, multiline: bool = True) -> str:
-    text = clean(value, multiline=multiline)
-    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+from vap_console.literal import xml_text
 
 
 def junit(results: list[TryResult]) -> str:

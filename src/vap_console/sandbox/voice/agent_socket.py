@@ -108,6 +108,9 @@ class Session:
         self.stalled = False
         # The instant of the frame the speaker is at; None while it waits for the caller.
         self.speaker_at: datetime | None = None
+        # Per-agent settings (sandbox/agent_pace.py): how long each turn waits, what a minute costs.
+        self.delay = timedelta(0)
+        self.price = float(PRICE_CREDITS_PER_MINUTE)
         drop = self.faults.socket_drop_after
         self.longest = self.faults.call_max_s if self.faults.call_max_s is not None else MAX_DURATION_SECONDS
         self.cutoff = now + timedelta(seconds=min(self.longest, drop if drop is not None else 1e9))
@@ -149,6 +152,8 @@ class Session:
                 await self.ws.close(CLOSE_REFUSED, code)
             return
         agent = self.account.agents[self.grant.agent_id]
+        self.delay = timedelta(milliseconds=self.faults.agents.delay_for(agent.id, agent.handle))
+        self.price = self.faults.agents.price_for(agent.id, agent.handle, self.price)
         self.voice = voice_of(self.account, agent.id)  # as its outbound calls' recordings speak
         # The slot is taken and the first minute charged in the same step as the check above.
         self.record.status, self.record.started_at = IN_PROGRESS, self.started
@@ -207,9 +212,9 @@ class Session:
     def _charge(self) -> None:
         self.minutes += 1
         at = self.started + timedelta(minutes=self.minutes - 1)
-        self.account.ledger.append(
-            LedgerEntry(at, -PRICE_NANOS_PER_MINUTE, f"socket call {self.call_id}: minute {self.minutes}"))
-        self.record.credits_charged = float(self.minutes * PRICE_CREDITS_PER_MINUTE)
+        self.account.ledger.append(LedgerEntry(at, -round(self.price * NANOS_PER_CREDIT),
+                                               f"socket call {self.call_id}: minute {self.minutes}"))
+        self.record.credits_charged = float(self.minutes * self.price)
 
     async def _send(self, event: dict[str, Any], *, turn: int | None = None, caller: bool = False,
                     last: bool = False) -> None:
@@ -354,12 +359,13 @@ class Session:
 
     async def _say(self, text: str) -> None:
         self.speaker_at = None
+        starts = self.pacer.now() + self.delay  # the agent's answer delay (agent_delay_ms), on the sandbox clock
         pcm = await asyncio.to_thread(_speech, text, self.voice)
         chunks = speech.frames(pcm)
         words = text.split()
         self.turn += 1
         turn = self.turn
-        t0 = await self._wait(self.pacer.now())  # a turn due in a stall starts after it
+        t0 = await self._wait(max(self.pacer.now(), starts))  # a turn due in a stall starts after it
         self.talking, self.interrupted, self.said = True, False, ""
         await self._send({"type": "agent_start_talking", "timestamp": iso(t0)})
         said, at = 0, t0
