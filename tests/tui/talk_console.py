@@ -159,10 +159,13 @@ def no_sound_support(*, want_sound: bool = True) -> TalkAudio:
 
 @contextmanager
 def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool = False,
-                 sound: Callable[..., TalkAudio] | None = None, **screen_options: Any) -> Iterator[TalkConsole]:
+                 sound: Callable[..., TalkAudio] | None = None, client_kind: type[LiveClient] | None = None,
+                 **screen_options: Any) -> Iterator[TalkConsole]:
+    """``client_kind``: the console's client (a ``LiveClient``; tests/talk/hostile_socket.py's
+    ``client_kind`` sends its agent sockets to a hostile server)."""
     clock = VirtualClock()
     with start_in_thread(clock=clock, faults=faults) as live:
-        kind = SpentTokens if spent_tokens else LiveClient
+        kind = client_kind or (SpentTokens if spent_tokens else LiveClient)
 
         def client() -> VapClient:
             return kind(live.base_url, key)
