@@ -45,6 +45,12 @@ class Peer:
     hung_up: asyncio.Event = field(default_factory=asyncio.Event)
     turns: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
 
+    def created(self) -> str:
+        """session.created with this connection's own call id (``call_hostile_<n>``, n from 1)."""
+        number = self.server.peers.index(self) + 1
+        return frame(type="session.created", session_id=f"s_{number}", call_id=f"call_hostile_{number}",
+                     sample_rate=24000, channels=1)
+
     async def listen(self) -> None:
         """Record what the client sends (kept in ``received``), until the connection ends."""
         with contextlib.suppress(ConnectionClosed):
@@ -72,13 +78,16 @@ Behaviour = Callable[[Peer], Awaitable[None]]
 
 
 def polite(before: Sequence[str | bytes] = (), each_turn: Sequence[str | bytes] = (),
-           created: str | None = CREATED) -> Behaviour:
-    """An agent that answers: ``created`` (None: none sent), ``before``, the greeting, then for
+           created: str | None = "") -> Behaviour:
+    """An agent that answers: ``created`` ("": a session.created with a call id of its own for
+    each connection, ``call_hostile_<n>``; None: none sent), ``before``, the greeting, then for
     each typed turn ``each_turn`` and an answer; ``session.closed`` once hung up."""
 
     async def behave(peer: Peer) -> None:
         listening = asyncio.create_task(peer.listen())
-        if created is not None:
+        if created == "":
+            await peer.ws.send(peer.created())
+        elif created is not None:
             await peer.ws.send(created)
         for item in before:
             await peer.ws.send(item)

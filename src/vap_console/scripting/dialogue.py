@@ -17,16 +17,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vap_console.api.conversation import Conversation, Turn
-from vap_console.api.realtime import AgentSocket, LineDropped, ServerEvent, SessionCreated, Transcript
+from vap_console.api.realtime import HANGUP_WAIT, AgentSocket, LineDropped, ServerEvent, SessionCreated, Transcript
 
 if TYPE_CHECKING:
     from vap_console.api.client import VapClient
 
 # How long an answer (or the greeting) may take before the run says so and hangs up.
 TURN_TIMEOUT = 30.0
-# After session.close, how long to wait for session.closed before closing the socket ourselves
-# (the vendor's Node client waits 2 s).
-HANGUP_WAIT = 5.0
+__all__ = ["HANGUP_WAIT", "TURN_TIMEOUT", "NoAnswer", "Run", "converse"]
 
 # The hook the call ledger (issue 25) is wired to: told once a call has started and is billed.
 CallStarted = Callable[[str, str, str], None]  # (call_id, agent_ref, kind)
@@ -79,7 +77,8 @@ async def converse(
     """Hold the conversation: greeting, each of ``turns`` with its answer, hang up. Errors before
     the call starts (register-call's refusals) raise; everything after is in the returned run."""
     registered = await client.register_call(agent_ref)
-    talk = Conversation()
+    # The call's id from register-call where the server gives one: session.created may not.
+    talk = Conversation(call_id=registered.call_id)
     answers = _Answers()
     unsent = list(turns)
     run = Run(talk, unsent)
@@ -138,11 +137,16 @@ async def _read(call: AgentSocket, run: Run, answers: _Answers, on_event: EventS
     try:
         async for event in call.events():
             speaking_before = talk.speaking
+            first = not talk.started
             talk.apply(event)
             if isinstance(event, Transcript) and event.role == "assistant" and talk.turns:
-                run.segments[-1].append(talk.turns[-1])
-            if isinstance(event, SessionCreated) and on_call_started is not None:
-                on_call_started(event.call_id, agent_ref, "talk")
+                segment = run.segments[-1]
+                segment.append(talk.turns[-1])
+                if len(segment) > talk.max_turns:
+                    del segment[0]  # a server's stream of answers is kept as the turns are
+            if isinstance(event, SessionCreated) and first and on_call_started is not None:
+                # Once per call, whatever the server repeats; "" when no id came from either side.
+                on_call_started(talk.call_id or "", agent_ref, "talk")
             if on_event is not None:
                 on_event(event, talk)
             answers.saw(event, talk, speaking_before)
