@@ -158,3 +158,35 @@ async def test_a_flood_leaves_every_per_call_list_bounded(talker: Talker) -> Non
     assert len(talk.held) <= MAX_HELD and len(talk.turns) == talk.max_turns
     # The answers by what they answer: a stream of the agent's turns is kept as the turns are.
     assert all(len(segment) <= talk.max_turns for segment in run.segments)
+
+
+def ignoring_the_hang_up(peer: Peer) -> object:
+    """Greets, answers nothing, and never answers session.close: the socket left open."""
+
+    async def behave(peer: Peer) -> None:
+        await peer.ws.send(CREATED)
+        await peer.say(GREETING)
+        await peer.listen()  # until the client goes
+
+    return behave(peer)
+
+
+async def test_a_server_that_ignores_the_hang_up_is_closed_from_here_and_it_is_said(talker: Talker) -> None:
+    from vap_console.scripting.talk_output import end_of
+
+    with hostile(ignoring_the_hang_up) as server:
+        client = client_kind(server)(talker.sandbox.base_url, "sk_sandbox_agent",
+                                     transport=httpx.AsyncHTTPTransport())
+        async with client:
+            run = await converse(client, talker.ref(), [], hangup_wait=0.2)
+        peer = server.peers[0]
+        assert peer.hung_up.is_set()
+        for _ in range(200):  # the server's side sees the connection end (its loop, its thread)
+            if peer.ws.state.name == "CLOSED":
+                break
+            await asyncio.sleep(0.05)
+        assert peer.ws.state.name == "CLOSED"
+    assert run.hangup_unanswered
+    words, code = end_of(run)
+    assert code == 0 and words.startswith("You hung up; the service did not confirm it in time, so the "
+                                          "connection was closed from here. Billed for")

@@ -46,6 +46,8 @@ class Run:
     no_answer: str | None = None
     # The agent's settled turns by what they answer: [0] the greeting, [i] the i-th turn sent.
     segments: list[list[Turn]] = field(default_factory=lambda: [[]])
+    # The server did not answer the hang-up within its wait: the socket was closed from here.
+    hangup_unanswered: bool = False
 
 
 class _Answers:
@@ -73,6 +75,7 @@ async def converse(
     on_call_started: CallStarted | None = None,
     turn_timeout: float = TURN_TIMEOUT,
     clock: Callable[[], float] = time.monotonic,
+    hangup_wait: float = HANGUP_WAIT,
 ) -> Run:
     """Hold the conversation: greeting, each of ``turns`` with its answer, hang up. Errors before
     the call starts (register-call's refusals) raise; everything after is in the returned run."""
@@ -104,9 +107,11 @@ async def converse(
                 unsent.pop(0)
             await call.hang_up()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(reader), HANGUP_WAIT)
+                await asyncio.wait_for(asyncio.shield(reader), hangup_wait)
         finally:
             if not reader.done():
+                run.hangup_unanswered = call.hangup_sent and not talk.ended
+                call.force_close()  # the server ignored it: closed from here, without waiting on it
                 reader.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await reader

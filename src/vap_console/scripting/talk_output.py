@@ -77,4 +77,7 @@ def end_of(run: Run) -> tuple[str, int]:
                 EXIT_REFUSED)
     seconds = talk.billed_seconds(time.monotonic())
     tail = f" ({len(run.unsent)} --say not answered: the call had ended)" if run.unsent else ""
-    return f"{talk.how_it_ended} Billed for {seconds:.1f} s.{tail}", EXIT_OK
+    said = talk.how_it_ended
+    if run.hangup_unanswered:
+        said = "You hung up; the service did not confirm it in time, so the connection was closed from here."
+    return f"{said} Billed for {seconds:.1f} s.{tail}", EXIT_OK

@@ -254,6 +254,11 @@ class TalkScreen(Screen[None]):
         self.dial()
 
     @property
+    def drawing_due(self) -> bool:
+        """Frames folded and not yet drawn (a redraw is on its way, at most a tenth of a second)."""
+        return self._redraw_due
+
+    @property
     def transcript(self) -> TranscriptView:
         return self.query_one(TranscriptView)
 
