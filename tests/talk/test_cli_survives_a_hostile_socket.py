@@ -9,15 +9,16 @@ import asyncio
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from tests.talk.cli import Talker
-from tests.talk.hostile_socket import CREATED, GREETING, Peer, client_kind, frame, hostile, polite
+from tests.talk.hostile_socket import CREATED, GREETING, HostileSocket, Peer, client_kind, frame, hostile, polite
 from vap_console.api import VapClient
 from vap_console.api.conversation import MAX_ERRORS, MAX_HELD
-from vap_console.scripting.dialogue import converse
+from vap_console.scripting.dialogue import Run, converse
 
 DEEP = "[" * 100_000
 
@@ -146,12 +147,16 @@ def flooding_each_answer(peer: Peer) -> object:
     return behave(peer)
 
 
+async def conversed(talker: Talker, server: HostileSocket, turns: list[str], **options: Any) -> Run:
+    """The scripted conversation `vap agents talk|test` hold, with the agent socket at ``server``."""
+    client = client_kind(server)(talker.sandbox.base_url, "sk_sandbox_agent", transport=httpx.AsyncHTTPTransport())
+    async with client:
+        return await converse(client, talker.ref(), turns, **options)
+
+
 async def test_a_flood_leaves_every_per_call_list_bounded(talker: Talker) -> None:
     with hostile(flooding_each_answer) as server:
-        client = client_kind(server)(talker.sandbox.base_url, "sk_sandbox_agent",
-                                     transport=httpx.AsyncHTTPTransport())
-        async with client:
-            run = await converse(client, talker.ref(), ["hi"], turn_timeout=600)
+        run = await conversed(talker, server, ["hi"], turn_timeout=600)
     talk = run.conversation
     assert talk.failure is None and run.no_answer is None and not run.unsent
     assert talk.errors_total == FLOOD and len(talk.errors_seen) == MAX_ERRORS
@@ -175,10 +180,7 @@ async def test_a_server_that_ignores_the_hang_up_is_closed_from_here_and_it_is_s
     from vap_console.scripting.talk_output import end_of
 
     with hostile(ignoring_the_hang_up) as server:
-        client = client_kind(server)(talker.sandbox.base_url, "sk_sandbox_agent",
-                                     transport=httpx.AsyncHTTPTransport())
-        async with client:
-            run = await converse(client, talker.ref(), [], hangup_wait=0.2)
+        run = await conversed(talker, server, [], hangup_wait=0.2)
         peer = server.peers[0]
         assert peer.hung_up.is_set()
         for _ in range(200):  # the server's side sees the connection end (its loop, its thread)
