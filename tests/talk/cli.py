@@ -43,6 +43,8 @@ class Talker:
     sandbox: RunningSandbox
     tmp: Path
     capsys: Any
+    # The commands' client (tests/talk/hostile_socket.py's client_kind: agent sockets elsewhere).
+    client_class: type[VapClient] = VapClient
 
     @property
     def started(self) -> list[tuple[str, str, str]]:
@@ -55,7 +57,7 @@ class Talker:
     def __call__(self, *args: str, terminal: bool = False, key: str = "agent") -> Result:
         store = KeyStore(profiles=ProfileStore(self.tmp),
                          env={"VAP_API_KEY": f"sk_sandbox_{key}", "VAP_BASE_URL": self.sandbox.base_url})
-        session = Session(client_factory=lambda url, k: VapClient(url, k, transport=httpx.AsyncHTTPTransport()),
+        session = Session(client_factory=lambda url, k: self.client_class(url, k, transport=httpx.AsyncHTTPTransport()),
                           keystore=store, terminal_out=terminal, terminal_in=terminal,
                           data_dir=self.tmp / "data")
         self.capsys.readouterr()

@@ -196,9 +196,11 @@ async def click_again(pilot: Pilot, selector: str) -> None:
 
 def _queued(app: App) -> bool:
     """Whether a message or callback waits anywhere: the app, every screen on the stack and their
-    widgets. (Textual keeps these in private attributes; the suite pins its version.)"""
+    widgets, or a redraw a screen has put off (Talk's, at most 10 a second: ``drawing_due``).
+    (Textual keeps these in private attributes; the suite pins its version.)"""
     nodes = [app, *(node for screen in app.screen_stack for node in screen.walk_children(with_self=True))]
-    return any(not node._message_queue.empty() or node._next_callbacks for node in nodes)
+    return any(not node._message_queue.empty() or node._next_callbacks or getattr(node, "drawing_due", False)
+               for node in nodes)
 
 
 def _working(app: App) -> bool:

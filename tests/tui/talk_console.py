@@ -117,6 +117,8 @@ class TalkConsole:
         self.turn(PRIYA_GREETING)
         self.base_frames = 0  # the greeting's first frame may be in already
         await until(pilot, lambda: self.screen.talk.live is not None or self.screen.ended)
+        # Drawn too: the screen draws what it folded at most ten times a second, not per frame.
+        await until(pilot, lambda: not self.screen.drawing_due)
         return self.screen
 
     async def advance(self, pilot: Pilot, seconds: float, done: Any) -> None:
@@ -159,10 +161,13 @@ def no_sound_support(*, want_sound: bool = True) -> TalkAudio:
 
 @contextmanager
 def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool = False,
-                 sound: Callable[..., TalkAudio] | None = None, **screen_options: Any) -> Iterator[TalkConsole]:
+                 sound: Callable[..., TalkAudio] | None = None, client_kind: type[LiveClient] | None = None,
+                 **screen_options: Any) -> Iterator[TalkConsole]:
+    """``client_kind``: the console's client (a ``LiveClient``; tests/talk/hostile_socket.py's
+    ``client_kind`` sends its agent sockets to a hostile server)."""
     clock = VirtualClock()
     with start_in_thread(clock=clock, faults=faults) as live:
-        kind = SpentTokens if spent_tokens else LiveClient
+        kind = client_kind or (SpentTokens if spent_tokens else LiveClient)
 
         def client() -> VapClient:
             return kind(live.base_url, key)

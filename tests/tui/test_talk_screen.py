@@ -157,7 +157,7 @@ async def test_an_error_frame_is_told_and_the_call_goes_on() -> None:
             assert not screen.ended
 
 
-async def test_a_line_typed_over_the_greeting_is_shown_after_it() -> None:
+async def test_a_line_typed_over_the_greeting_is_shown_after_it_marked_as_waiting() -> None:
     from tests.tui.console_scenes import quiet
 
     with talk_console() as console:
@@ -167,7 +167,9 @@ async def test_a_line_typed_over_the_greeting_is_shown_after_it() -> None:
             await until(pilot, lambda: screen.talk.held)
             await quiet(pilot, workers=False)
             said = [line for line in screen.transcript.lines if line.startswith(("Agent:", "You:"))]
-            assert said[-2].startswith("Agent: ") and said[-2].endswith("▍") and said[-1] == "You: hello"
+            # Below the greeting still arriving, and marked as waiting for it (not silently).
+            assert said[-2].startswith("Agent: ") and said[-2].endswith("▍")
+            assert said[-1] == "You: hello  ⧗ waiting for the agent to finish…"
             # The answer to "hello" starts as the greeting ends: the agent is speaking again.
             await console.advance(pilot, speaking_seconds(PRIYA_GREETING), lambda: screen.talk.agent_turns >= 1)
             await quiet(pilot, workers=False)

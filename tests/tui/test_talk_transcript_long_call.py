@@ -91,3 +91,18 @@ async def test_a_turn_costs_its_text_not_a_widget() -> None:
         # About 2.5 KiB: the turn's text, held twice (the conversation and the transcript); a
         # widget per turn cost about 50.
         assert per_turn < 6 * 1024, f"{per_turn / 1024:.1f} KiB a turn"
+
+
+async def test_the_consoles_own_lines_are_bounded_and_a_running_count_is_one_line() -> None:
+    app = OneTranscript(max_lines=50)
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        for n in range(TranscriptView.MAX_NOTES + 300):
+            view.note(f"note {n}")
+        notes = view.notes
+        assert len(notes) == TranscriptView.MAX_NOTES and notes[-1] == f"note {TranscriptView.MAX_NOTES + 299}"
+        for n in range(1000):
+            view.note(f"{n + 1} error frames so far", key="errors")
+        assert view.notes[-1] == "1000 error frames so far" and len(view.notes) == TranscriptView.MAX_NOTES
+        assert sum("error frames so far" in note for note in view.notes) == 1
+        await until(pilot, lambda: "1000 error frames so far" in on_screen(app))

@@ -11,6 +11,11 @@ screen redraws only those widgets and ``vap agents talk|test`` read the same sta
 * ``STATUS``: an ``error`` frame, ``session.closed``, or the socket's end;
 * ``AUDIO``: agent audio arrived (its bytes are counted; the screen's player and WAV get them).
 
+Whatever the server sends, what a call keeps is bounded: the turns (``max_turns``), the person's
+turns held meanwhile (``MAX_HELD``: beyond it the oldest settles at once), the error frames kept
+(``MAX_ERRORS``, with a running count), each turn's text (``MAX_TEXT`` characters); malformed
+frames are counted, and a second ``session.created`` changes nothing (billing starts once).
+
 An ``interruption`` marks the turn in progress with how much had been said; the ``transcript``
 that settles it keeps the mark. The answer time of a turn is from the moment the person's turn was
 sent (``sent``) to the first sign of the agent's answer (``agent_start_talking``, a delta, or its
@@ -36,6 +41,7 @@ from vap_console.api.realtime import (
     SessionCreated,
     Transcript,
     TranscriptDelta,
+    UnknownEvent,
 )
 
 TURNS: Final = "turns"
@@ -45,6 +51,16 @@ BILLING: Final = "billing"
 STATUS: Final = "status"
 AUDIO: Final = "audio"
 MAX_TURNS = 500
+# The person's turns heard while one agent turn arrives: a handful in a real call.
+MAX_HELD = 20
+# The error frames kept for reading (``errors_total`` counts them all).
+MAX_ERRORS = 20
+# A turn's text kept: far above any spoken turn; a server's megabytes are cut to it.
+MAX_TEXT = 20_000
+
+
+def _kept(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 1] + "…"
 
 
 @dataclass
@@ -76,7 +92,16 @@ class Conversation:
     ended_at: float | None = None
     closed: SessionClosed | None = None
     failure: errors.ApiError | None = None
+    # The last MAX_ERRORS error frames; errors_total counts every one.
     errors_seen: list[ErrorEvent] = field(default_factory=list)
+    errors_total: int = 0
+    # Frames this client could not read (realtime.parse_event's type "?"), and the last of them.
+    malformed: int = 0
+    last_malformed: UnknownEvent | None = None
+    # session.created frames after the first (each ignored: the call started once).
+    created_again: int = 0
+    # Every frame folded (audio included): what a flood has put through.
+    heard: int = 0
     audio_frames: int = 0
     audio_bytes: int = 0
     agent_turns: int = 0
@@ -125,6 +150,7 @@ class Conversation:
         self.sent_at = at
 
     def apply(self, event: ServerEvent) -> set[str]:
+        self.heard += 1
         fold = _FOLDS.get(type(event))
         return fold(self, event) if fold else set()
 
@@ -153,7 +179,7 @@ class Conversation:
         # An answer may arrive whole, with no delta or agent_start_talking before it: its
         # transcript is then the first sign of it, and is timed (using up the send) as such.
         turn = self._answer_started(at)
-        turn.text = text
+        turn.text = _kept(text)
         self.turns.append(turn)
         self.agent_turns += 1
         self.settled_total += 1 + len(self.held)
@@ -163,6 +189,11 @@ class Conversation:
 
     def _created(self, event: ServerEvent) -> set[str]:
         assert isinstance(event, SessionCreated)
+        if self.started_at is not None:
+            # The call started once: a second session.created neither restarts the billed clock
+            # nor gives the call another id.
+            self.created_again += 1
+            return {STATUS}
         self.call_id = event.call_id or self.call_id
         self.started_at = event.received_at
         return {BILLING, STATUS}
@@ -180,7 +211,7 @@ class Conversation:
         assert isinstance(event, TranscriptDelta)
         if event.role != "assistant":
             return set()
-        self._answer_started(event.received_at).text = event.text
+        self._answer_started(event.received_at).text = _kept(event.text)
         return {LIVE}
 
     def _transcript(self, event: ServerEvent) -> set[str]:
@@ -188,10 +219,16 @@ class Conversation:
         if event.role == "assistant":
             self._settle(event.text, event.received_at)
             return {TURNS, LIVE}
+        turn = Turn(event.role, _kept(event.text))
         if self.live is not None:
-            self.held.append(Turn(event.role, event.text))
-            return {LIVE}
-        self.turns.append(Turn(event.role, event.text))
+            self.held.append(turn)
+            if len(self.held) <= MAX_HELD:
+                return {LIVE}
+            # More than a real call holds: the oldest settles now, before the turn still arriving.
+            self.turns.append(self.held.pop(0))
+            self.settled_total += 1
+            return {LIVE, TURNS}
+        self.turns.append(turn)
         self.settled_total += 1
         return {TURNS}
 
@@ -216,7 +253,18 @@ class Conversation:
 
     def _error(self, event: ServerEvent) -> set[str]:
         assert isinstance(event, ErrorEvent)
+        self.errors_total += 1
         self.errors_seen.append(event)
+        if len(self.errors_seen) > MAX_ERRORS:
+            del self.errors_seen[0]
+        return {STATUS}
+
+    def _unknown(self, event: ServerEvent) -> set[str]:
+        if event.type != "?":
+            return set()  # a type this client does not know: kept for --json, changes nothing
+        assert isinstance(event, UnknownEvent)
+        self.malformed += 1
+        self.last_malformed = event
         return {STATUS}
 
 
@@ -230,4 +278,5 @@ _FOLDS: dict[type[ServerEvent], Callable[[Conversation, ServerEvent], set[str]]]
     OutputAudioDelta: Conversation._audio,
     SessionClosed: Conversation._closed,
     ErrorEvent: Conversation._error,
+    UnknownEvent: Conversation._unknown,
 }

@@ -10,7 +10,13 @@ one family (``api/errors.py``), in words that say what to do next:
 * 4000: the call could not start; the ``error`` frame just before it says why, and becomes that
   code's own error (``InsufficientBalance``, ``ConcurrencyLimitExceeded``, …);
 * 1011 or any other code without ``session.closed``: the line dropped (``LineDropped``);
+* 1009 sent by this client: the server sent a frame over ``MAX_FRAME`` (the call ends, said so);
 * 1000 after ``session.closed``: the normal end, no error.
+
+Whatever the server sends, the client stays able to hang up: a frame is never larger than
+``MAX_FRAME``, a malformed one (not JSON, nested deeper than ``MAX_DEPTH``, no type) is an
+``UnknownEvent`` of type ``"?"`` that says why, and a server that ignores ``session.close`` is
+closed by the client itself after ``HANGUP_WAIT`` seconds (``AgentSocket.force_close``).
 
 Nothing here retries: a socket that connects starts a billed call. The API key never goes near the
 socket (the token is the credential there), and the token is masked in every repr and message.
@@ -41,6 +47,19 @@ MAX_APPEND_BYTES = SAMPLE_RATE * SAMPLE_WIDTH
 CLOSE_NORMAL, CLOSE_REFUSED, CLOSE_BAD_TOKEN = 1000, 4000, 4401
 # What a close that the server never sent looks like (the TCP connection just went away).
 CLOSE_ABNORMAL = 1006
+# What this client closes with when a frame is over MAX_FRAME (RFC 6455 "message too big").
+CLOSE_TOO_BIG = 1009
+# The largest frame read: a legitimate one is at most a second of audio (~64 KB of base64) or a
+# long transcript (reference voice.md §3.2). Without a cap a 300 MB frame took 1.9 GB.
+MAX_FRAME = 4 * 2**20
+# A server frame is a flat object; deeper nesting than this is malformed (and, unchecked, a
+# frame of "[" * 100000 broke the parser, a deep one the --json printer).
+MAX_DEPTH = 32
+# After session.close, how long to wait for session.closed before closing the socket ourselves
+# (the vendor's Node client waits 2 s).
+HANGUP_WAIT = 5.0
+# Seconds of frames read in a row before the reader lets the rest of its loop run.
+YIELD_EVERY = 0.01
 CLOSED_REASONS = {
     "client_requested": "You hung up.",
     "ended": "The agent ended the call.",
@@ -168,22 +187,51 @@ EVENT_TYPES: dict[str, type[ServerEvent]] = {
 }
 
 
+def _too_deep(data: object, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``data`` nests lists/objects deeper than ``limit`` (walked without recursion)."""
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def malformed(raw: str | bytes, at: float, problem: str) -> UnknownEvent:
+    """A frame this client cannot use: type ``"?"``, why (``problem``), and its start."""
+    text = raw[:200] if isinstance(raw, str) else raw[:800].decode("utf-8", "replace")[:200]
+    return UnknownEvent(type="?", received_at=at, frame=text, problem=problem)
+
+
 def parse_event(raw: str | bytes, received_at: float | None = None) -> ServerEvent:
-    """The typed event of one text frame. Never raises: a frame that is not a JSON object with a
-    string ``type`` is an ``UnknownEvent`` of type ``"?"`` holding what came (cut to 200 chars)."""
+    """The typed event of one text frame. Never raises, whatever the frame's size or depth: one
+    that is not a JSON object with a string ``type`` (or nests deeper than ``MAX_DEPTH``) is an
+    ``UnknownEvent`` of type ``"?"`` holding what came (cut to 200 chars) and its ``problem``."""
     at = time.monotonic() if received_at is None else received_at
     try:
         data = json.loads(raw)
+    except RecursionError:
+        return malformed(raw, at, f"nested deeper than {MAX_DEPTH} levels")
     except (ValueError, UnicodeDecodeError):
-        data = None
+        return malformed(raw, at, "not JSON")
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
-        return UnknownEvent(type="?", received_at=at, frame=text[:200])
+        return malformed(raw, at, "not a JSON object with a \"type\"")
+    # Counting brackets is cheap (and audio frames have none); only a frame with many is walked.
+    text = raw if isinstance(raw, str) else raw.decode("utf-8", "replace")
+    if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(data):
+        return malformed(raw, at, f"nested deeper than {MAX_DEPTH} levels")
     cls = EVENT_TYPES.get(data["type"], UnknownEvent)
     try:
         return cls.model_validate({**data, "received_at": at})
     except ValidationError:
-        return UnknownEvent.model_validate({**data, "received_at": at})
+        try:
+            return UnknownEvent.model_validate({**data, "received_at": at})
+        except (ValueError, RecursionError):
+            return malformed(raw, at, "not a frame this client can read")
 
 
 # --- close codes as errors ---
@@ -225,6 +273,8 @@ def close_error(code: int | None, last_error: ErrorEvent | None, *, created: boo
                                 "with 4000)", code="call_refused")
     else:
         said = f"socket closed with {code}" if code and code != CLOSE_ABNORMAL else "the connection went away"
+        if code == CLOSE_TOO_BIG:
+            said = f"the server sent a frame larger than {MAX_FRAME // 2**20} MiB (the console's limit)"
         when = "during the call" if created else "before the call started"
         error = LineDropped(f"The line dropped {when}: {said}")
     error.close_code = code
@@ -248,12 +298,13 @@ Connector = Callable[[str], Awaitable[Socket]]
 
 
 async def websockets_connect(url: str) -> Socket:
-    """The default connector: the websockets library, as the vendor's reference client uses it
-    (``max_size=None``: the server's frames are its own to size)."""
+    """The default connector: the websockets library, as the vendor's reference client uses it,
+    but with frames capped at ``MAX_FRAME`` (a larger one closes the socket with 1009) and a short
+    close handshake (a server that never answers it is cut off after 2 s)."""
     import websockets
 
     try:
-        socket: Socket = await websockets.connect(url, max_size=None, open_timeout=10,
+        socket: Socket = await websockets.connect(url, max_size=MAX_FRAME, open_timeout=10, close_timeout=2,
                                                   user_agent_header="vap-console")
     except websockets.InvalidStatus as exc:
         status = exc.response.status_code
@@ -291,6 +342,8 @@ class AgentSocket:
         self.close_code: int | None = None
         self.failure: errors.ApiError | None = None
         self.hangup_sent = False
+        # Closed by this client after the server ignored the hang-up (force_close).
+        self.forced = False
 
     def __repr__(self) -> str:
         where, _, token = self._url.partition("?token=")
@@ -322,6 +375,14 @@ class AgentSocket:
             with contextlib.suppress(Exception):
                 await self._socket.close()
 
+    def force_close(self) -> None:
+        """End the call from this side now, without waiting on the server (one that ignored
+        ``session.close``): the connection is dropped and ``events()`` ends without an error."""
+        self.forced = True
+        transport = getattr(self._socket, "transport", None)
+        if transport is not None:
+            transport.abort()
+
     async def events(self) -> AsyncIterator[ServerEvent]:
         """Each frame as a typed event; binary frames are skipped (the published clients ignore
         them). Ends when the socket closes: normally after ``session.closed``; otherwise by raising
@@ -330,6 +391,7 @@ class AgentSocket:
             raise RuntimeError("open() the socket first")
         import websockets
 
+        yielded = time.monotonic()
         try:
             while True:
                 raw = await self._socket.recv()
@@ -337,16 +399,27 @@ class AgentSocket:
                     continue
                 event = parse_event(raw)
                 if isinstance(event, SessionCreated):
-                    self.created = event
+                    # The first one starts the call; a second on the same socket changes nothing.
+                    self.created = self.created or event
                 elif isinstance(event, SessionClosed):
                     self.closed_event = event
                 elif isinstance(event, ErrorEvent):
                     self.last_error = event
                 yield event
+                # Frames already queued are handed over without a pause: every few milliseconds
+                # let the loop run, so a flood cannot keep a key (Esc's hang-up) from being handled.
+                if time.monotonic() - yielded > YIELD_EVERY:
+                    await asyncio.sleep(0)
+                    yielded = time.monotonic()
         except websockets.ConnectionClosed as closed:
-            self.close_code = closed.rcvd.code if closed.rcvd else CLOSE_ABNORMAL
+            if closed.sent is not None and closed.sent.code == CLOSE_TOO_BIG:
+                self.close_code = CLOSE_TOO_BIG  # this client closed it: a frame over MAX_FRAME
+            else:
+                self.close_code = closed.rcvd.code if closed.rcvd else CLOSE_ABNORMAL
         except (OSError, asyncio.IncompleteReadError):
             self.close_code = CLOSE_ABNORMAL
+        if self.forced:
+            return  # closed by this client after an unanswered hang-up: the end the person asked for
         if self.closed_event is not None and self.close_code in (CLOSE_NORMAL, CLOSE_ABNORMAL, None):
             return
         self.failure = close_error(self.close_code, self.last_error, created=self.created is not None)

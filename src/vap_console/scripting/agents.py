@@ -225,6 +225,15 @@ def _lost(ref: str, key: str, error: Exception, slots: str) -> str:
             "call; one that does not starts a second call, billed too")
 
 
+def _keep_talk_call(session: Session, call_id: str, agent: str, kind: str) -> None:
+    """A talk call into the ledger; one the service gave no id cannot be kept, and is said so."""
+    if not call_id:
+        say("warning: the service gave this call no id (neither register-call nor session.created): "
+            "it is not kept in the calls ledger")
+        return
+    keep_call(session, call_id, agent, kind)
+
+
 TALK_COST = ("a call over the agent socket is billed from the moment the agent answers until it ends "
              "(here: after the last --say, or when the agent ends it)")
 
@@ -260,7 +269,7 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
             await _refuse_a_draft(client, ref)
             ask_money(session, TALK_COST + _terms(await _limits(client)), yes=yes)
             return await converse(client, ref, says, on_event=printer.event,
-                                  on_call_started=partial(keep_call, session), turn_timeout=turn_timeout)
+                                  on_call_started=partial(_keep_talk_call, session), turn_timeout=turn_timeout)
 
     run = asyncio.run(go())
     printer.closed(run.conversation)

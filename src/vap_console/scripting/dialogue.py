@@ -17,16 +17,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from vap_console.api.conversation import Conversation, Turn
-from vap_console.api.realtime import AgentSocket, LineDropped, ServerEvent, SessionCreated, Transcript
+from vap_console.api.realtime import HANGUP_WAIT, AgentSocket, LineDropped, ServerEvent, SessionCreated, Transcript
 
 if TYPE_CHECKING:
     from vap_console.api.client import VapClient
 
 # How long an answer (or the greeting) may take before the run says so and hangs up.
 TURN_TIMEOUT = 30.0
-# After session.close, how long to wait for session.closed before closing the socket ourselves
-# (the vendor's Node client waits 2 s).
-HANGUP_WAIT = 5.0
+__all__ = ["HANGUP_WAIT", "TURN_TIMEOUT", "NoAnswer", "Run", "converse"]
 
 # The hook the call ledger (issue 25) is wired to: told once a call has started and is billed.
 CallStarted = Callable[[str, str, str], None]  # (call_id, agent_ref, kind)
@@ -48,6 +46,8 @@ class Run:
     no_answer: str | None = None
     # The agent's settled turns by what they answer: [0] the greeting, [i] the i-th turn sent.
     segments: list[list[Turn]] = field(default_factory=lambda: [[]])
+    # The server did not answer the hang-up within its wait: the socket was closed from here.
+    hangup_unanswered: bool = False
 
 
 class _Answers:
@@ -75,11 +75,13 @@ async def converse(
     on_call_started: CallStarted | None = None,
     turn_timeout: float = TURN_TIMEOUT,
     clock: Callable[[], float] = time.monotonic,
+    hangup_wait: float = HANGUP_WAIT,
 ) -> Run:
     """Hold the conversation: greeting, each of ``turns`` with its answer, hang up. Errors before
     the call starts (register-call's refusals) raise; everything after is in the returned run."""
     registered = await client.register_call(agent_ref)
-    talk = Conversation()
+    # The call's id from register-call where the server gives one: session.created may not.
+    talk = Conversation(call_id=registered.call_id)
     answers = _Answers()
     unsent = list(turns)
     run = Run(talk, unsent)
@@ -105,9 +107,11 @@ async def converse(
                 unsent.pop(0)
             await call.hang_up()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(reader), HANGUP_WAIT)
+                await asyncio.wait_for(asyncio.shield(reader), hangup_wait)
         finally:
             if not reader.done():
+                run.hangup_unanswered = call.hangup_sent and not talk.ended
+                call.force_close()  # the server ignored it: closed from here, without waiting on it
                 reader.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await reader
@@ -138,11 +142,16 @@ async def _read(call: AgentSocket, run: Run, answers: _Answers, on_event: EventS
     try:
         async for event in call.events():
             speaking_before = talk.speaking
+            first = not talk.started
             talk.apply(event)
             if isinstance(event, Transcript) and event.role == "assistant" and talk.turns:
-                run.segments[-1].append(talk.turns[-1])
-            if isinstance(event, SessionCreated) and on_call_started is not None:
-                on_call_started(event.call_id, agent_ref, "talk")
+                segment = run.segments[-1]
+                segment.append(talk.turns[-1])
+                if len(segment) > talk.max_turns:
+                    del segment[0]  # a server's stream of answers is kept as the turns are
+            if isinstance(event, SessionCreated) and first and on_call_started is not None:
+                # Once per call, whatever the server repeats; "" when no id came from either side.
+                on_call_started(talk.call_id or "", agent_ref, "talk")
             if on_event is not None:
                 on_event(event, talk)
             answers.saw(event, talk, speaking_before)

@@ -13,11 +13,13 @@ import click
 from vap_console.api.conversation import Conversation
 from vap_console.api.realtime import OutputAudioDelta, ServerEvent, Transcript
 from vap_console.literal import clean
-from vap_console.scripting.base import EXIT_OK, EXIT_REFUSED, describe
+from vap_console.scripting.base import EXIT_OK, EXIT_REFUSED, describe, say
 from vap_console.scripting.dialogue import Run
 from vap_console.scripting.output import dump_json
 
 SPEAKERS = {"assistant": "agent", "user": "you"}
+# Unreadable frames told one by one on stderr; --json prints every frame.
+MALFORMED_TOLD = 3
 
 
 def line_of(role: str, text: str, interrupted: bool = False) -> str:
@@ -45,6 +47,10 @@ class EventPrinter:
             settled = talk.turns[-1] if talk.turns else None
             interrupted = bool(settled and settled.interrupted and event.role == "assistant")
             click.echo(line_of(event.role, event.text, interrupted))
+        elif event.type == "?" and talk.malformed <= MALFORMED_TOLD:
+            # Told on stderr, the first few (a flood of them is not a flood of lines); --json has each.
+            problem = str(getattr(event, "problem", "") or "malformed")
+            say(f"warning: the service sent a frame this client cannot read ({problem}); ignored, the call goes on")
 
     def closed(self, talk: Conversation) -> None:
         """--json: a last object made by this client (not a server frame) saying how the socket closed."""
@@ -71,4 +77,7 @@ def end_of(run: Run) -> tuple[str, int]:
                 EXIT_REFUSED)
     seconds = talk.billed_seconds(time.monotonic())
     tail = f" ({len(run.unsent)} --say not answered: the call had ended)" if run.unsent else ""
-    return f"{talk.how_it_ended} Billed for {seconds:.1f} s.{tail}", EXIT_OK
+    said = talk.how_it_ended
+    if run.hangup_unanswered:
+        said = "You hung up; the service did not confirm it in time, so the connection was closed from here."
+    return f"{said} Billed for {seconds:.1f} s.{tail}", EXIT_OK

@@ -21,7 +21,7 @@ import click
 
 from vap_console.literal import clean, xml_text
 from vap_console.scripting import agent_tests as at
-from vap_console.scripting.base import EXIT_REFUSED, EXIT_USAGE, Failure, Session, emit_json, keep_call, say
+from vap_console.scripting.base import EXIT_REFUSED, EXIT_USAGE, Failure, Session, emit_json, say
 from vap_console.scripting.compare import HEADERS, Pair, pairs_of
 from vap_console.scripting.test_gates import Gates, Thresholds, flagged, with_flags
 from vap_console.scripting.test_runs import Job, RunResult, Slots, jobs_of, run_all
@@ -86,7 +86,7 @@ def _gates(test_file: at.TestFile, options: Options) -> dict[int, Gates]:
 
 
 def run_tests(session: Session, files: tuple[Path, ...], options: Options) -> None:
-    from vap_console.scripting.agents import _limits, _refuse_a_draft, _terms
+    from vap_console.scripting.agents import _keep_talk_call, _limits, _refuse_a_draft, _terms
     from vap_console.scripting.base import ask_money, confirm_money
 
     loaded = _checked(files, options)
@@ -109,7 +109,7 @@ def run_tests(session: Session, files: tuple[Path, ...], options: Options) -> No
                 jobs += [(label, job) for job in jobs_of(runs)]
             labels = {id(j): lbl for lbl, j in jobs}
             results = await run_all(client, [j for _, j in jobs], parallel=options.parallel, slots=Slots(client),
-                                    on_call_started=partial(keep_call, session),
+                                    on_call_started=partial(_keep_talk_call, session),
                                     on_result=partial(_report_run, session.as_json, labels))
             out = []
             for label, plan in plans:

@@ -1,10 +1,11 @@
 """Talk: a live conversation with a deployed agent over its realtime socket (docs/talk.md).
 
 Opened from Agents (``t``) after a confirm that says the call is billed from the moment the agent
-answers. The call runs in one worker: ``register-call``, then the socket; each server frame comes
-back as a ``Heard`` message, is folded into the ``Conversation`` (``api/conversation.py``), and only
-the widgets of the parts that changed redraw. Typing a line and Enter sends a turn; Esc or Hang up
-sends ``session.close``. However the call ends, the screen says so in words with what to do next;
+answers. The call runs in one worker: ``register-call``, then the socket; each server frame is
+folded into the ``Conversation`` (``api/conversation.py``) as it comes, and only the widgets of the
+parts that changed redraw, once for however many frames came meanwhile. Typing a line and Enter
+sends a turn; Esc or Hang up sends ``session.close``, and a server that does not answer it within
+``hangup_grace`` seconds is cut off from here. However the call ends, the screen says so in words with what to do next;
 it never dials again by itself (Call again asks first), and a line typed is never lost to a drop.
 
 Sound (``audio_stream.py``), where the machine has it: the agent's voice plays through a jitter
@@ -33,10 +34,11 @@ from textual.widgets import Button, Input, Static
 
 from vap_console.api import errors
 from vap_console.api.audio import AudioTape, Player, SilentPlayer
-from vap_console.api.conversation import BILLING, LIVE, SPEAKING, STATUS, TURNS, Conversation
+from vap_console.api.conversation import BILLING, LIVE, SPEAKING, TURNS, Conversation
 from vap_console.api.limits import TYPED_TURN
 from vap_console.api.models import Agent, AgentLimits
 from vap_console.api.realtime import (
+    HANGUP_WAIT,
     AgentSocket,
     ErrorEvent,
     Interruption,
@@ -44,6 +46,7 @@ from vap_console.api.realtime import (
     OutputAudioDelta,
     ServerEvent,
     SessionCreated,
+    UnknownEvent,
 )
 from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio, open_talk_audio
 from vap_console.tui import untrusted
@@ -63,6 +66,10 @@ CallStarted = Callable[[str, str, str], None]
 COST_NOTE = ("The call is billed from the moment the agent answers until it ends (Esc or Hang up ends it), "
              "and holds one of the account's concurrent-call slots while it runs.")
 NEXT_CALL = "Call again starts a new billed call, after asking."
+# Error (or unreadable) frames each told in a line of their own; later ones are counted in one.
+NOTED_EACH = 3
+# The transcript's redraws a second at most, however many frames come (a display's rate).
+REDRAWS_A_SECOND = 10
 
 
 class TalkConfirm(Confirm):
@@ -131,14 +138,11 @@ class TalkScreen(Screen[None]):
                 tooltip="Start a new billed call with this agent (asks first)"),
     ]
 
+    # Seconds to wait for session.closed after Esc before closing the socket from here.
+    hangup_grace: float = HANGUP_WAIT
     # The call's sound devices, and the sentence saying why the call is text-only (tests swap it:
     # the screen must read the same whichever optional packages and devices the machine has).
     audio_factory: Callable[..., TalkAudio] = staticmethod(open_talk_audio)
-
-    class Heard(Message):
-        def __init__(self, event: ServerEvent) -> None:
-            super().__init__()
-            self.event = event
 
     class CallOver(Message):
         def __init__(self, failure: errors.ApiError | None) -> None:
@@ -178,6 +182,16 @@ class TalkScreen(Screen[None]):
         self._ticker: Timer | None = None
         self._hung_up_early = False
         self.ended = False
+        # What changed since the last redraw, the notes told meanwhile, and whether a redraw is
+        # on its way (one at a time, however many frames come).
+        self._changed: set[str] = set()
+        self._notes: list[tuple[str, str]] = []
+        self._redraw_due = False
+        self._redrawn_at = 0.0
+        self._calls = 1
+        # The hang-up sent and not answered: after ``hangup_grace`` s the socket is closed from here.
+        self._hangup_timer: Timer | None = None
+        self._forced = False
 
     @property
     def label(self) -> str:
@@ -240,6 +254,11 @@ class TalkScreen(Screen[None]):
         self.dial()
 
     @property
+    def drawing_due(self) -> bool:
+        """Frames folded and not yet drawn (a redraw is on its way, at most a tenth of a second)."""
+        return self._redraw_due
+
+    @property
     def transcript(self) -> TranscriptView:
         return self.query_one(TranscriptView)
 
@@ -247,44 +266,91 @@ class TalkScreen(Screen[None]):
 
     @work(exclusive=True, group="talk-call", exit_on_error=False)
     async def dial(self) -> None:
-        """register-call, then the socket, each frame posted as it comes. Never retried: a new call
-        is the person's decision (Call again, which asks first)."""
+        """register-call, then the socket. Never retried: a new call is the person's decision
+        (Call again, which asks first).
+
+        Each frame is folded here, on the UI's loop, and the widgets of what changed are redrawn
+        once for however many frames came meanwhile (``_redraw``): a server's flood costs a fold a
+        frame, never a message or a redraw a frame, so Esc is handled however fast frames come."""
         try:
             registered = await self.services.call_api(lambda c: c.register_call(self.agent.ref), resend=False)
             socket = self.services.client.agent_socket(registered)
             self._socket = socket
+            self.talk.call_id = self.talk.call_id or registered.call_id
             async with socket:
                 async for event in socket.events():
+                    if self.ended:
+                        break  # ended from this side (an unanswered hang-up): nothing more is read
                     if isinstance(event, OutputAudioDelta):
-                        # 50 a second and no widget shows them: played and kept here, on the UI's
-                        # loop (an async worker), without a message each.
+                        # 50 a second and no widget shows them: played and kept here.
                         self._audio(event)
                         continue
                     if isinstance(event, Interruption):
                         self.player.flush()  # at once: what is queued is what the person spoke over
-                    self.post_message(self.Heard(event))
+                    self._fold(event)
         except errors.ApiError as failure:
             self.post_message(self.CallOver(failure))
             return
         self.post_message(self.CallOver(None))
 
-    @on(Heard)
-    def _heard(self, message: Heard) -> None:
-        event = message.event
-        changed = self.talk.apply(event)
-        self._tick()  # the billed time as of this frame (the interval moves it between frames)
-        if TURNS in changed:
-            self.transcript.show_turns(self.talk, self.talk.settled_total)
-        if LIVE in changed:
-            self.transcript.show_live(self.talk.live, self.talk.held)
-        if SPEAKING in changed or BILLING in changed:
-            self.query_one(SpeakingIndicator).state = "speaking" if self.talk.speaking else "listening"
-        if isinstance(event, SessionCreated):
+    def _fold(self, event: ServerEvent) -> None:
+        first = not self.talk.started
+        self._changed |= self.talk.apply(event)
+        if isinstance(event, SessionCreated) and first:
             self._started()
-        if isinstance(event, ErrorEvent) and STATUS in changed and self.talk.started:
+        elif isinstance(event, SessionCreated) and self.talk.created_again == 1:
+            self._tell("again", "The service said the call started a second time: ignored (billed from the first).")
+        elif isinstance(event, ErrorEvent) and self.talk.started:
             # A frame the service could not use; the call goes on. (Before session.created an error
             # frame is the refusal that a 4000 close follows: the end says it, once.)
-            self.transcript.note(f"The service reported {event.code}: {event.message}", "italic $warning")
+            self._tell_count("error", self.talk.errors_total, f"The service reported {event.code}: {event.message}",
+                             "error frames")
+        elif isinstance(event, UnknownEvent) and event.type == "?":
+            problem = str(getattr(event, "problem", "") or "malformed")
+            said = f"The service sent a frame the console cannot read ({problem}): ignored, the call goes on."
+            self._tell_count("malformed", self.talk.malformed, said, "unreadable frames")
+        if not self._redraw_due:
+            # At once after a quiet spell; under a flood at most REDRAWS_A_SECOND times a second.
+            self._redraw_due = True
+            wait = self._redrawn_at + 1 / REDRAWS_A_SECOND - time.monotonic()
+            if wait > 0:
+                self.set_timer(wait, self._redraw)
+            else:
+                self.call_later(self._redraw)
+
+    def _tell(self, key: str, text: str) -> None:
+        # Keyed per call: a line of this call is updated in place, never one of an earlier call.
+        self._notes.append((f"{self._calls}:{key}", text))
+
+    def _tell_count(self, key: str, seen: int, text: str, what: str) -> None:
+        """The first few of a kind each get a line; after that one line counts them (a flood of
+        error frames is one line, not thousands)."""
+        if seen <= NOTED_EACH:
+            self._tell(f"{key}-{seen}", text)
+        else:
+            self._tell(key, f"… {seen - NOTED_EACH} more {what} from the service; the last: {text}")
+
+    def _redraw(self) -> None:
+        """The widgets of what changed since the last redraw, and the notes told meanwhile."""
+        self._redraw_due = False
+        if self._leaving:
+            return  # the screen is going: nothing to draw on
+        self._redrawn_at = time.monotonic()
+        changed, self._changed = self._changed, set()
+        notes, self._notes = self._notes, []
+        self._tick()  # the billed time as of now (the interval moves it between frames)
+        if (SPEAKING in changed or BILLING in changed) and self._hangup_timer is None and not self.ended:
+            self.query_one(SpeakingIndicator).state = "speaking" if self.talk.speaking else "listening"
+        transcript = self.transcript
+        with transcript.in_one_layout():
+            if TURNS in changed:
+                transcript.show_turns(self.talk, self.talk.settled_total)
+            if LIVE in changed:
+                transcript.show_live(self.talk.live, self.talk.held)
+            said: dict[str, str] = dict(notes)  # of many notes of one kind meanwhile, the last
+            for key, text in said.items():
+                style = "italic $text-muted" if key.endswith(":started") else "italic $warning"
+                transcript.note(text, style, key=key)
 
     def _audio(self, event: OutputAudioDelta) -> None:
         self.talk.apply(event)
@@ -296,8 +362,11 @@ class TalkScreen(Screen[None]):
         self._started_at = self.services.now()
         self.query_one(BilledTimer).seconds = 0
         self._ticker = self.set_interval(1.0, self._tick)
-        call_id = self.talk.call_id or "?"
-        self.transcript.note(f"The agent answered: billed from now (call {call_id}).")
+        if self.talk.call_id:
+            self._tell("started", f"The agent answered: billed from now (call {self.talk.call_id}).")
+        else:
+            self._tell("started", "The agent answered: billed from now. The service gave the call no id: "
+                       "it is not kept in Calls.")
         if self.on_call_started is not None and self.talk.call_id:
             self.on_call_started(self.talk.call_id, self.agent.ref, "talk")
         self.read_limits()
@@ -315,11 +384,17 @@ class TalkScreen(Screen[None]):
 
     @on(CallOver)
     def _call_over(self, message: CallOver) -> None:
+        if self.ended:
+            return  # ended from this side already (an unanswered hang-up); the worker's end is late
+        if self._redraw_due:
+            self._redraw()  # what came before the end is shown before it
         self._tick()
         self.ended = True
         self._socket = None
         if self._ticker is not None:
             self._ticker.stop()
+        if self._hangup_timer is not None:
+            self._hangup_timer.stop()
         self._stop_mic()
         changed = self.talk.end(time.monotonic(), message.failure)
         if TURNS in changed:
@@ -329,6 +404,9 @@ class TalkScreen(Screen[None]):
         self.query_one(SpeakingIndicator).state = "ended"
         self.query_one(BilledTimer).ended = True
         words, problem = ending_words(self.talk, self._hung_up_early)
+        if self._forced:
+            words = (f"You hung up. The service did not confirm it within {self.hangup_grace:g} s, so the "
+                     f"console closed the connection itself: billing stops there. {NEXT_CALL}")
         self.query_one("#talk-end-text", Static).update(untrusted.content(words))
         end = self.query_one("#talk-end")
         end.set_class(problem, "-problem")
@@ -397,8 +475,21 @@ class TalkScreen(Screen[None]):
             self.workers.cancel_group(self, "talk-call")
             self.post_message(self.CallOver(None))
             return
-        self.query_one(SpeakingIndicator).state = "listening"
+        self.query_one(SpeakingIndicator).state = "hanging up"  # answered at once, whatever comes meanwhile
+        if self._hangup_timer is None:
+            # Timed from the key, not from the send: a server that reads nothing never lets it leave.
+            self._hangup_timer = self.set_timer(self.hangup_grace, self._close_unanswered)
         self._send_close(socket)
+
+    def _close_unanswered(self) -> None:
+        """The server ignored session.close: close the socket from here, and say so."""
+        socket = self._socket
+        if self.ended or socket is None:
+            return
+        self._forced = True
+        socket.force_close()
+        self.workers.cancel_group(self, "talk-call")
+        self.post_message(self.CallOver(None))
 
     @work(group="talk-send", exit_on_error=False)
     async def _send_close(self, socket: AgentSocket) -> None:
@@ -431,6 +522,9 @@ class TalkScreen(Screen[None]):
         self.ended = False
         self._hung_up_early = False
         self._started_at = None
+        self._hangup_timer = None
+        self._forced = False
+        self._calls += 1
         self.talk = Conversation()
         self.tape.close()
         self.tape = AudioTape()

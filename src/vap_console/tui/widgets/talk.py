@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
 from typing import TYPE_CHECKING, cast
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from textual.css.styles import RulesMap
 
 SPEAKERS = {"assistant": "Agent", "user": "You"}
+# After a line of the person's heard while the agent's turn still arrives: it is answered next.
+WAITING = "  ⧗ waiting for the agent to finish…"
 
 
 def turn_content(turn: Turn, *, arriving: bool = False) -> Content:
@@ -55,7 +58,9 @@ class _Block:
     gap: bool = True  # a blank line after it (turns have one, notes do not)
     note: bool = False
     arriving: bool = False
+    turn: Turn | None = None  # the person's turn a held line shows
     height: int = 0  # lines at the width last laid out, the gap included
+    measured: tuple[int, int] = (-1, -1)  # the (version, width) ``height`` was measured for
     # Names the content drawn: a new one for each change, so the lines drawn of the old are not reused.
     version: int = field(default_factory=lambda: next(_VERSIONS))
 
@@ -86,6 +91,7 @@ class TranscriptView(ScrollView, can_focus=True):
     TranscriptView > .transcript--arriving { color: $text-muted; }
     """
     CACHED = 32  # more than the paragraphs a screen shows at 120×36 (two lines each, at least)
+    MAX_NOTES = 200  # the console's own lines kept, as ``max_lines`` turns: the oldest go
 
     def __init__(self, *, max_lines: int = 500, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -95,6 +101,9 @@ class TranscriptView(ScrollView, can_focus=True):
         self._live: _Block | None = None
         self._held: list[_Block] = []  # the person's lines heard while the agent's turn arrives
         self._turns = 0  # blocks that are turns (the rest are notes)
+        self._notes = 0
+        self._keyed: dict[str, _Block] = {}  # notes updated in place (a running count), by key
+        self._batching = 0
         self._starts: list[int] = []  # the first line of each block, the live one last
         self._width = 0
         self._strips: LRUCache[tuple[int, int], list[Strip]] = LRUCache(self.CACHED)
@@ -122,8 +131,10 @@ class TranscriptView(ScrollView, can_focus=True):
     def show_live(self, turn: Turn | None, held: list[Turn] | None = None) -> None:
         follow = self._following()
         held = held or []
-        if len(held) != len(self._held):  # held turns are settled: only their number changes
-            self._held = [_Block(turn_content(t), indent=2) for t in held]
+        if len(held) != len(self._held) or any(b.turn is not t for b, t in zip(self._held, held, strict=True)):
+            # A held turn is settled text: its block is made once and kept while it is held.
+            known = {id(b.turn): b for b in self._held}
+            self._held = [known.get(id(t)) or _Block(self._waiting(t), indent=2, turn=t) for t in held]
         if turn is None:
             if self._live is None:
                 self._laid_out(follow)
@@ -141,12 +152,30 @@ class TranscriptView(ScrollView, can_focus=True):
         """A new call's conversation starts counting its turns from none."""
         self._shown = 0
 
-    def note(self, text: str, style: str = "italic $text-muted") -> None:
+    def note(self, text: str, style: str = "italic $text-muted", *, key: str | None = None) -> None:
         """A line of the console's own (the call started, a problem) in the transcript; any server
-        text in it (a call id, an error's message) is shown literally."""
+        text in it (a call id, an error's message) is shown literally. A ``key`` already noted (and
+        still kept) is updated and moved to the end instead of adding a line (a running count)."""
         follow = self._following()
-        self._blocks.append(_Block(untrusted.content(text, style), gap=False, note=True))
+        content = untrusted.content(text, style)
+        block = self._keyed.get(key) if key is not None else None
+        if block is not None:
+            block.change(content)
+            if self._blocks[-1] is not block:
+                self._blocks.remove(block)
+                self._blocks.append(block)
+        else:
+            block = _Block(content, gap=False, note=True)
+            self._blocks.append(block)
+            self._notes += 1
+            if key is not None:
+                self._keyed[key] = block
+            self._trim()
         self._laid_out(follow)
+
+    @staticmethod
+    def _waiting(turn: Turn) -> Content:
+        return Content("").join([turn_content(turn), Content.styled(WAITING, "italic $text-muted")])
 
     @property
     def notes(self) -> list[str]:
@@ -166,20 +195,47 @@ class TranscriptView(ScrollView, can_focus=True):
         return [*self._blocks, *([self._live] if self._live is not None else []), *self._held]
 
     def _trim(self) -> None:
-        """At most ``max_lines`` turns: the oldest (and the notes before them) go."""
-        if self._turns <= self.max_lines:
-            return
-        drop = 0
-        while self._turns > self.max_lines:
-            if not self._blocks[drop].note:
-                self._turns -= 1
-            drop += 1
-        del self._blocks[:drop]
+        """At most ``max_lines`` turns and ``MAX_NOTES`` notes: the oldest go (a turn's notes
+        before it with it)."""
+        if self._turns > self.max_lines:
+            drop = 0
+            while self._turns > self.max_lines:
+                if self._blocks[drop].note:
+                    self._notes -= 1
+                else:
+                    self._turns -= 1
+                drop += 1
+            self._forget(self._blocks[:drop])
+            del self._blocks[:drop]
+        if self._notes > self.MAX_NOTES:
+            gone = [b for b in self._blocks if b.note][:self._notes - self.MAX_NOTES]
+            self._forget(gone)
+            dropped = set(map(id, gone))
+            self._blocks = [b for b in self._blocks if id(b) not in dropped]
+            self._notes = self.MAX_NOTES
+
+    def _forget(self, blocks: list[_Block]) -> None:
+        if self._keyed:
+            gone = set(map(id, blocks))
+            self._keyed = {k: b for k, b in self._keyed.items() if id(b) not in gone}
 
     def _following(self) -> bool:
         return self.scroll_y >= self.max_scroll_y - 1
 
+    @contextmanager
+    def in_one_layout(self) -> Iterator[None]:
+        """Several changes laid out once, at the end (a redraw after many frames)."""
+        follow = self._following()
+        self._batching += 1
+        try:
+            yield
+        finally:
+            self._batching -= 1
+            self._laid_out(follow)
+
     def _laid_out(self, follow: bool) -> None:
+        if self._batching:
+            return
         self._measure(self._width)
         self.refresh()
         if follow:
@@ -191,8 +247,11 @@ class TranscriptView(ScrollView, can_focus=True):
         starts, y = [], 0
         rules = cast("RulesMap", self.styles)  # what Static hands it too: the rules are read, not typed
         for block in self._all():
-            text = block.content.get_height(rules, max(1, width - block.indent)) if width else 1
-            block.height = text + block.gap
+            # Measured once per content and width: a redraw lays out what changed, not every line.
+            if block.measured != (block.version, width):
+                text = block.content.get_height(rules, max(1, width - block.indent)) if width else 1
+                block.height = text + block.gap
+                block.measured = (block.version, width)
             starts.append(y)
             y += block.height
         self._starts = starts
@@ -240,7 +299,7 @@ class TranscriptView(ScrollView, can_focus=True):
 
 
 class SpeakingIndicator(Static):
-    """● Agent speaking / ○ Listening / · Connecting / Ended."""
+    """● Agent speaking / ○ Listening / · Connecting / ◌ Hanging up… / Ended."""
 
     DEFAULT_CSS = """
     SpeakingIndicator { width: 18; padding: 0 1; }
@@ -249,7 +308,7 @@ class SpeakingIndicator(Static):
     state: reactive[str] = reactive("connecting")
 
     WORDS = {"connecting": "· Connecting", "speaking": "● Agent speaking", "listening": "○ Listening",
-             "ended": "■ Call ended"}
+             "hanging up": "◌ Hanging up…", "ended": "■ Call ended"}
 
     def render(self) -> Content:
         return Content(self.WORDS.get(self.state, self.state))
