@@ -69,10 +69,10 @@ SAY_EXAMPLE = 'vap voices say "[happy] Namaste! Aapka appointment confirm ho gay
 @voices.command("say", epilog=example(
     SAY_EXAMPLE,
     "Writes a 24 kHz mono 16-bit WAV to FILE, or to stdout when it is piped (`| aplay`); never to a "
-    "terminal. muga's TEXT starts with one tone tag ([neutral], [happy], [sad], [excited], [angry], "
-    "[whisper]); mulberry takes --speaker speaker_1..speaker_4 or --description; mulberry-1.6 "
-    "--speaker ira, aisha, siya or zoya. Every sample is kept in the user's cache folder: the same "
-    "one again sends nothing.",
+    "terminal. muga's TEXT may start with one tone tag ([neutral], [happy], [sad], [excited], "
+    "[angry], [whisper]; plain text is fine too); mulberry takes --speaker speaker_1..speaker_4 or "
+    "--description; mulberry-1.6 --speaker ira, aisha, siya or zoya. Every sample is kept in the "
+    "user's cache folder: the same one again sends nothing.",
     "Costs money on the real service (per character): it says so and asks on a terminal (No by "
     "default); without a terminal it needs --yes. On a sandbox (a base URL on this machine) it is "
     "free and asks nothing.",
