@@ -46,9 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--sandbox",
         action="store_true",
-        help="open the console on an embedded sandbox (no account, no keyring)",
+        help="open the console on an embedded sandbox (no account, no keyring); before a command "
+             "(`vap --sandbox tools list`), run that command on a fresh one",
     )
-    parser.add_argument("--speed", type=float, default=1.0, help="sandbox clock speed (with --sandbox)")
+    parser.add_argument("--speed", type=float, default=1.0, metavar="TIMES",
+                        help="sandbox clock speed (with --sandbox)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND",
                                 title="commands")
     # The area commands run on click (scripting/), before argparse sees them: listed here so that
@@ -119,10 +121,56 @@ def unknown_command(word: str, commands: Sequence[str]) -> str:
     return f"no command {word!r}{guess} Commands: {', '.join(commands)}"
 
 
+def sandboxed(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """``vap --sandbox [--speed N] <area> …``: the speed as given and the area command, else None."""
+    from vap_console.scripting import wants
+
+    args, speed, sandbox = list(argv), "1", False
+    while args:
+        if args[0] == "--sandbox":
+            sandbox, args = True, args[1:]
+        elif args[0] == "--speed" and len(args) > 1:
+            speed, args = args[1], args[2:]
+        elif args[0].startswith("--speed="):
+            speed, args = args[0].partition("=")[2], args[1:]
+        else:
+            break
+    return (speed, args) if sandbox and wants(args) else None
+
+
+def run_on_sandbox(argv: Sequence[str], speed: str) -> int:
+    """One area command on a fresh embedded sandbox: its key and address, never a profile's or the
+    keyring's, and a calls ledger that goes with it (the sandbox forgets everything when it stops)."""
+    import math
+    import tempfile
+    from pathlib import Path
+
+    try:
+        times = float(speed)
+    except ValueError:
+        times = math.nan
+    if not 0 < times < math.inf:
+        sys.stderr.write(f"vap: --speed must be a number more than 0, got {speed!r} (see `vap --help`)\n")
+        return EXIT_USAGE
+    from vap_console.credentials import ENV_BASE_URL, ENV_KEY, KeyStore, ProfileStore
+    from vap_console.sandbox.keys import DEFAULT_KEY
+    from vap_console.sandbox.server import start_in_thread
+    from vap_console.scripting.base import Session
+    from vap_console.scripting.root import run
+
+    with tempfile.TemporaryDirectory(prefix="vap-sandbox-") as folder, start_in_thread(speed=times) as sandbox:
+        env = {ENV_KEY: DEFAULT_KEY, ENV_BASE_URL: sandbox.base_url}
+        store = KeyStore(profiles=ProfileStore(Path(folder)), env=env)
+        return run(argv, Session(keystore=store, data_dir=Path(folder)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from vap_console.scripting import wants
 
     given = list(sys.argv[1:] if argv is None else argv)
+    if (on_sandbox := sandboxed(given)) is not None:
+        speed, command = on_sandbox
+        return run_on_sandbox(command, speed)
     if wants(given):
         # `vap numbers|tools|variables|voices|templates|agents|completion …`: the click commands.
         # pydantic looks for third-party plugins (the `pydantic` entry-point group) the first time
