@@ -67,6 +67,10 @@ def show(session: Session, rental_id: str) -> None:
         ("rented", _day(r.rented_at)), ("next renewal", _day(r.next_renewal_at)),
         ("agent", r.agent_name or r.user_agent_id), ("last error", r.last_error),
     ]
+    from vap_console.api.rental_rules import substitution  # here: `vap numbers list` needs no rental rules
+
+    if (note := substitution(r)) is not None:
+        pairs.insert(3, ("requested", note))
     for step in r.timeline:
         pairs.append((f"step {step.key}", f"{step.state}  {step.detail or step.label}"))
     emit_pairs(session, pairs)
