@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+# A rental the sandbox seeds active (the same one `vap numbers watch --help` names).
+SEEDED_ACTIVE_RENTAL = "25b55625-a295-57db-828b-df59ee38b74a"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"vap-console {__version__}")
-    parser.add_argument("--profile", help="profile to use (default: the active one)")
+    parser.add_argument("--profile", metavar="NAME", help="profile to use (default: the active one)")
     parser.add_argument(
         "--sandbox",
         action="store_true",
@@ -59,24 +61,38 @@ def build_parser() -> argparse.ArgumentParser:
         lowered = summary[0].lower() + summary[1:] if summary[1:2].islower() else summary
         sub.add_parser(area, help=lowered.rstrip("."), add_help=False)
 
-    login = sub.add_parser("login", help="store an API key in the OS keyring")
-    login.add_argument("--profile", dest="sub_profile", help="profile name (default: the active one, else default)")
-    login.add_argument("--base-url", help="API base URL for this profile")
+    # Every page has an example that runs as written on the sandbox (tests/scripting/test_help_examples.py,
+    # with VAP_BASE_URL and VAP_API_KEY set to a served sandbox's).
+    login = sub.add_parser("login", help="store an API key in the OS keyring", epilog=(
+        'example: echo "$VAP_API_KEY" | vap login --profile sandbox --base-url "$VAP_BASE_URL"\n\n'
+        "On a terminal it asks for the key, hidden; piped, it reads the key from stdin."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    login.add_argument("--profile", dest="sub_profile", metavar="NAME",
+                       help="profile name (default: the active one, else default)")
+    login.add_argument("--base-url", metavar="URL", help="API base URL for this profile")
 
-    logout = sub.add_parser("logout", help="remove a profile's key from the keyring")
-    logout.add_argument("--profile", dest="sub_profile")
+    logout = sub.add_parser("logout", help="remove a profile's key from the keyring", epilog=(
+        'example: echo "$VAP_API_KEY" | vap login --profile sandbox --base-url "$VAP_BASE_URL" '
+        "&& vap logout --profile sandbox --forget"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    logout.add_argument("--profile", dest="sub_profile", metavar="NAME", help="profile name (default: the active one)")
     logout.add_argument("--forget", action="store_true", help="also drop the profile")
 
-    sub.add_parser("profiles", help="list profiles and where their keys come from")
+    sub.add_parser("profiles", help="list profiles and where their keys come from",
+                   epilog="example: vap profiles", formatter_class=argparse.RawDescriptionHelpFormatter)
 
-    sandbox = sub.add_parser("sandbox", help="the local emulator of the API")
+    sandbox = sub.add_parser("sandbox", help="the local emulator of the API",
+                             epilog="example: vap sandbox serve --port 0 --speed 10",
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", parser_class=_Parser, required=True)
-    serve = sandbox_sub.add_parser("serve", help="serve the sandbox on loopback")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8787)
-    serve.add_argument("--speed", type=float, default=1.0, help="clock speed; 10 = ten times faster")
-    serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
-    serve.add_argument("--faults", default="", help="latency=MS,error_rate=P,drop_rate=P,seed=N "
+    serve = sandbox_sub.add_parser("serve", help="serve the sandbox on loopback", epilog=(
+        "example: vap sandbox serve --port 0 --speed 10\n\n"
+        "It prints its base URL, its keys and the export line that points vap at it; Ctrl+C stops it."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--host", default="127.0.0.1", metavar="HOST", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8787, metavar="PORT", help="port (default 8787; 0: a free one)")
+    serve.add_argument("--speed", type=float, default=1.0, metavar="TIMES", help="clock speed; 10 = ten times faster")
+    serve.add_argument("--rate-limit", type=int, default=600, metavar="N", help="requests per minute per key")
+    serve.add_argument("--faults", default="", metavar="SPEC", help="latency=MS,error_rate=P,drop_rate=P,seed=N "
                        "(and socket_drop_after=S, socket_stall_after=S, socket_stall_for=S, socket_start_error=CODE)")
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than loopback"
@@ -88,23 +104,30 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example: vap sandbox openapi > vap-sandbox.openapi.json",
     )
 
-    web = sub.add_parser("web", help="serve the console to a browser (textual-serve)")
+    web = sub.add_parser("web", help="serve the console to a browser (textual-serve)", epilog=(
+        "example: vap web --sandbox --port 0\n\n"
+        "It prints the one URL to open; Ctrl+C stops it."), formatter_class=argparse.RawDescriptionHelpFormatter)
     web.add_argument("--sandbox", dest="web_sandbox", action="store_true", help="each tab on its own embedded sandbox")
-    web.add_argument("--profile", dest="sub_profile", help="profile to use (default: the active one)")
-    web.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback unless --allow-remote)")
-    web.add_argument("--port", type=int, default=8000, help="port to listen on (0: a free one)")
+    web.add_argument("--profile", dest="sub_profile", metavar="NAME", help="profile to use (default: the active one)")
+    web.add_argument("--host", default="127.0.0.1", metavar="HOST",
+                     help="address to listen on (loopback unless --allow-remote)")
+    web.add_argument("--port", type=int, default=8000, metavar="PORT", help="port to listen on (0: a free one)")
     web.add_argument("--allow-remote", action="store_true", help="allow a host other than loopback")
-    web.add_argument("--max-consoles", type=int, default=4, help="consoles (tabs) running at once")
+    web.add_argument("--max-consoles", type=int, default=4, metavar="N", help="consoles (tabs) running at once")
     web.add_argument("--origin", metavar="https://NAME",
                      help="the address browsers use when a TLS proxy in front serves this one "
                           "(the proxy passes the browser's Host header)")
 
-    rental = sub.add_parser("rental", help="rental commands for scripts")
+    rental_example = f"example: vap rental watch {SEEDED_ACTIVE_RENTAL} && echo live"
+    rental = sub.add_parser("rental", help="rental commands for scripts", epilog=rental_example,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     rental_sub = rental.add_subparsers(dest="rental_command", parser_class=_Parser, required=True)
-    watch = rental_sub.add_parser("watch", help="print a rental's progress until it settles")
-    watch.add_argument("rental_id")
-    watch.add_argument("--profile", dest="sub_profile")
-    watch.add_argument("--interval", type=float, default=2.0, help="seconds between polls")
+    watch = rental_sub.add_parser("watch", help="print a rental's progress until it settles", epilog=(
+        f"{rental_example}\n\nExit 0 once the rental is active, 1 if it failed, 2 usage or credentials."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    watch.add_argument("rental_id", metavar="ID", help="the rental's id (`vap numbers list`)")
+    watch.add_argument("--profile", dest="sub_profile", metavar="NAME", help="profile to use (default: the active one)")
+    watch.add_argument("--interval", type=float, default=2.0, metavar="SECONDS", help="seconds between polls")
     return parser
 
 

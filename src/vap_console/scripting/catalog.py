@@ -77,7 +77,7 @@ SAY_EXAMPLE = 'vap voices say "[happy] Namaste! Aapka appointment confirm ho gay
     "default); without a terminal it needs --yes. On a sandbox (a base URL on this machine) it is "
     "free and asks nothing.",
 ))
-@click.argument("text")
+@click.argument("text", metavar="TEXT")
 @click.option("--model", required=True, metavar="MODEL", help="muga, mulberry or mulberry-1.6.")
 @click.option("--speaker", metavar="S", help="A preset voice (mulberry, mulberry-1.6).")
 @click.option("--description", metavar="D", help="The voice in words (mulberry only).")
@@ -160,7 +160,7 @@ def templates_list(session: Session) -> None:
 
 
 @templates.command("show", epilog=example("vap templates show clinic-receptionist --json"))
-@click.argument("slug")
+@click.argument("slug", metavar="SLUG")
 @common
 def templates_show(session: Session, slug: str) -> None:
     """One template with its prompt, greeting and voice settings."""
