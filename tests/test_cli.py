@@ -30,4 +30,4 @@ def test_unknown_subcommand_is_one_line_and_exit_2() -> None:
 def test_rental_watch_without_an_id_is_a_usage_error() -> None:
     result = run_vap("rental", "watch")
     assert result.returncode == 2
-    assert "rental_id" in result.stderr
+    assert "required: ID" in result.stderr  # the help's name for it, not the internal rental_id

@@ -246,3 +246,14 @@ def test_server_text_reaches_the_terminal_with_its_control_characters_visible(sa
     assert code == 1
     assert "\x1b" not in out
     assert out.splitlines()[-1] == "kyc_rejected: ␛]52;c;cm0gLXJmIH4=␇ call us ␛[2J"
+
+
+def test_a_substituted_number_is_said_before_the_number_bought(sandbox):
+    # ...0004: the number was taken meanwhile and the carrier bought another from the search.
+    code, out, err = sandbox.watch(sandbox.rent("912260000004"))
+    assert code == 0, err
+    note = next(line for line in out.splitlines() if line.startswith("note: "))
+    bought = out.splitlines()[-1].removeprefix("active ")
+    assert bought != "+912260000004"
+    assert note == f"note: +912260000004 was taken meanwhile; {bought} was bought instead"
+    assert statuses(out)[-1] == "active"

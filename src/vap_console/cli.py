@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+# A rental the sandbox seeds active (the same one `vap numbers watch --help` names).
+SEEDED_ACTIVE_RENTAL = "25b55625-a295-57db-828b-df59ee38b74a"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,13 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"vap-console {__version__}")
-    parser.add_argument("--profile", help="profile to use (default: the active one)")
+    parser.add_argument("--profile", metavar="NAME", help="profile to use (default: the active one)")
     parser.add_argument(
         "--sandbox",
         action="store_true",
-        help="open the console on an embedded sandbox (no account, no keyring)",
+        help="open the console on an embedded sandbox (no account, no keyring); before a command "
+             "(`vap --sandbox tools list`), run that command on a fresh one",
     )
-    parser.add_argument("--speed", type=float, default=1.0, help="sandbox clock speed (with --sandbox)")
+    parser.add_argument("--speed", type=float, default=1.0, metavar="TIMES",
+                        help="sandbox clock speed (with --sandbox)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND",
                                 title="commands")
     # The area commands run on click (scripting/), before argparse sees them: listed here so that
@@ -57,26 +61,41 @@ def build_parser() -> argparse.ArgumentParser:
         lowered = summary[0].lower() + summary[1:] if summary[1:2].islower() else summary
         sub.add_parser(area, help=lowered.rstrip("."), add_help=False)
 
-    login = sub.add_parser("login", help="store an API key in the OS keyring")
-    login.add_argument("--profile", dest="sub_profile", help="profile name (default: the active one, else default)")
-    login.add_argument("--base-url", help="API base URL for this profile")
+    # Every page has an example that runs as written on the sandbox (tests/scripting/test_help_examples.py,
+    # with VAP_BASE_URL and VAP_API_KEY set to a served sandbox's).
+    login = sub.add_parser("login", help="store an API key in the OS keyring", epilog=(
+        'example: echo "$VAP_API_KEY" | vap login --profile sandbox --base-url "$VAP_BASE_URL"\n\n'
+        "On a terminal it asks for the key, hidden; piped, it reads the key from stdin."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    login.add_argument("--profile", dest="sub_profile", metavar="NAME",
+                       help="profile name (default: the active one, else default)")
+    login.add_argument("--base-url", metavar="URL", help="API base URL for this profile")
 
-    logout = sub.add_parser("logout", help="remove a profile's key from the keyring")
-    logout.add_argument("--profile", dest="sub_profile")
+    logout = sub.add_parser("logout", help="remove a profile's key from the keyring", epilog=(
+        'example: echo "$VAP_API_KEY" | vap login --profile sandbox --base-url "$VAP_BASE_URL" '
+        "&& vap logout --profile sandbox --forget"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    logout.add_argument("--profile", dest="sub_profile", metavar="NAME", help="profile name (default: the active one)")
     logout.add_argument("--forget", action="store_true", help="also drop the profile")
 
-    sub.add_parser("profiles", help="list profiles and where their keys come from")
+    sub.add_parser("profiles", help="list profiles and where their keys come from",
+                   epilog="example: vap profiles", formatter_class=argparse.RawDescriptionHelpFormatter)
 
-    sandbox = sub.add_parser("sandbox", help="the local emulator of the API")
+    sandbox = sub.add_parser("sandbox", help="the local emulator of the API",
+                             epilog="example: vap sandbox serve --port 0 --speed 10",
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
     sandbox_sub = sandbox.add_subparsers(dest="sandbox_command", parser_class=_Parser, required=True)
-    serve = sandbox_sub.add_parser("serve", help="serve the sandbox on loopback")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8787)
-    serve.add_argument("--speed", type=float, default=1.0, help="clock speed; 10 = ten times faster")
-    serve.add_argument("--rate-limit", type=int, default=600, help="requests per minute per key")
-    serve.add_argument("--faults", default="", help="latency=MS,error_rate=P,drop_rate=P,seed=N "
+    serve = sandbox_sub.add_parser("serve", help="serve the sandbox on loopback", epilog=(
+        "example: vap sandbox serve --port 0 --speed 10\n\n"
+        "It prints its base URL, its keys and the export line that points vap at it; Ctrl+C stops it."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument("--host", default="127.0.0.1", metavar="HOST", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8787, metavar="PORT", help="port (default 8787; 0: a free one)")
+    serve.add_argument("--speed", type=float, default=1.0, metavar="TIMES", help="clock speed; 10 = ten times faster")
+    serve.add_argument("--rate-limit", type=int, default=600, metavar="N", help="requests per minute per key")
+    serve.add_argument("--faults", default="", metavar="SPEC", help="latency=MS,error_rate=P,drop_rate=P,seed=N "
                        "(and socket_drop_after=S, socket_stall_after=S, socket_stall_for=S, socket_start_error=CODE; "
-                       "hostile_text=1: terminal control in every string served)")
+                       "hostile_text=1: terminal control in every string served; call_max_s=S; "
+                       "agent_delay_ms=REF:MS, agent_credits_per_minute=REF:N)")
     serve.add_argument(
         "--allow-remote", action="store_true", help="allow a host other than loopback"
     )
@@ -92,23 +111,30 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="example: vap sandbox openapi > vap-sandbox.openapi.json",
     )
 
-    web = sub.add_parser("web", help="serve the console to a browser (textual-serve)")
+    web = sub.add_parser("web", help="serve the console to a browser (textual-serve)", epilog=(
+        "example: vap web --sandbox --port 0\n\n"
+        "It prints the one URL to open; Ctrl+C stops it."), formatter_class=argparse.RawDescriptionHelpFormatter)
     web.add_argument("--sandbox", dest="web_sandbox", action="store_true", help="each tab on its own embedded sandbox")
-    web.add_argument("--profile", dest="sub_profile", help="profile to use (default: the active one)")
-    web.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback unless --allow-remote)")
-    web.add_argument("--port", type=int, default=8000, help="port to listen on (0: a free one)")
+    web.add_argument("--profile", dest="sub_profile", metavar="NAME", help="profile to use (default: the active one)")
+    web.add_argument("--host", default="127.0.0.1", metavar="HOST",
+                     help="address to listen on (loopback unless --allow-remote)")
+    web.add_argument("--port", type=int, default=8000, metavar="PORT", help="port to listen on (0: a free one)")
     web.add_argument("--allow-remote", action="store_true", help="allow a host other than loopback")
-    web.add_argument("--max-consoles", type=int, default=4, help="consoles (tabs) running at once")
+    web.add_argument("--max-consoles", type=int, default=4, metavar="N", help="consoles (tabs) running at once")
     web.add_argument("--origin", metavar="https://NAME",
                      help="the address browsers use when a TLS proxy in front serves this one "
                           "(the proxy passes the browser's Host header)")
 
-    rental = sub.add_parser("rental", help="rental commands for scripts")
+    rental_example = f"example: vap rental watch {SEEDED_ACTIVE_RENTAL} && echo live"
+    rental = sub.add_parser("rental", help="rental commands for scripts", epilog=rental_example,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     rental_sub = rental.add_subparsers(dest="rental_command", parser_class=_Parser, required=True)
-    watch = rental_sub.add_parser("watch", help="print a rental's progress until it settles")
-    watch.add_argument("rental_id")
-    watch.add_argument("--profile", dest="sub_profile")
-    watch.add_argument("--interval", type=float, default=2.0, help="seconds between polls")
+    watch = rental_sub.add_parser("watch", help="print a rental's progress until it settles", epilog=(
+        f"{rental_example}\n\nExit 0 once the rental is active, 1 if it failed, 2 usage or credentials."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    watch.add_argument("rental_id", metavar="ID", help="the rental's id (`vap numbers list`)")
+    watch.add_argument("--profile", dest="sub_profile", metavar="NAME", help="profile to use (default: the active one)")
+    watch.add_argument("--interval", type=float, default=2.0, metavar="SECONDS", help="seconds between polls")
     return parser
 
 
@@ -125,10 +151,56 @@ def unknown_command(word: str, commands: Sequence[str]) -> str:
     return f"no command {word!r}{guess} Commands: {', '.join(commands)}"
 
 
+def sandboxed(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """``vap --sandbox [--speed N] <area> …``: the speed as given and the area command, else None."""
+    from vap_console.scripting import wants
+
+    args, speed, sandbox = list(argv), "1", False
+    while args:
+        if args[0] == "--sandbox":
+            sandbox, args = True, args[1:]
+        elif args[0] == "--speed" and len(args) > 1:
+            speed, args = args[1], args[2:]
+        elif args[0].startswith("--speed="):
+            speed, args = args[0].partition("=")[2], args[1:]
+        else:
+            break
+    return (speed, args) if sandbox and wants(args) else None
+
+
+def run_on_sandbox(argv: Sequence[str], speed: str) -> int:
+    """One area command on a fresh embedded sandbox: its key and address, never a profile's or the
+    keyring's, and a calls ledger that goes with it (the sandbox forgets everything when it stops)."""
+    import math
+    import tempfile
+    from pathlib import Path
+
+    try:
+        times = float(speed)
+    except ValueError:
+        times = math.nan
+    if not 0 < times < math.inf:
+        sys.stderr.write(f"vap: --speed must be a number more than 0, got {speed!r} (see `vap --help`)\n")
+        return EXIT_USAGE
+    from vap_console.credentials import ENV_BASE_URL, ENV_KEY, KeyStore, ProfileStore
+    from vap_console.sandbox.keys import DEFAULT_KEY
+    from vap_console.sandbox.server import start_in_thread
+    from vap_console.scripting.base import Session
+    from vap_console.scripting.root import run
+
+    with tempfile.TemporaryDirectory(prefix="vap-sandbox-") as folder, start_in_thread(speed=times) as sandbox:
+        env = {ENV_KEY: DEFAULT_KEY, ENV_BASE_URL: sandbox.base_url}
+        store = KeyStore(profiles=ProfileStore(Path(folder)), env=env)
+        return run(argv, Session(keystore=store, data_dir=Path(folder)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from vap_console.scripting import wants
 
     given = list(sys.argv[1:] if argv is None else argv)
+    if (on_sandbox := sandboxed(given)) is not None:
+        speed, command = on_sandbox
+        return run_on_sandbox(command, speed)
     if wants(given):
         # `vap numbers|tools|variables|voices|templates|agents|completion …`: the click commands.
         # pydantic looks for third-party plugins (the `pydantic` entry-point group) the first time

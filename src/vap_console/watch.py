@@ -24,6 +24,7 @@ from vap_console.api.polling import (
     follow_rental,
     one_line_timeline,
 )
+from vap_console.api.rental_rules import substitution
 from vap_console.literal import clean
 
 if TYPE_CHECKING:
@@ -125,6 +126,7 @@ async def _watch(
     sleep: Callable[[float], Any],
 ) -> int:
     shown_status: str | None = None
+    substitution_said = False
     offline = False
     async with client:
         try:
@@ -146,6 +148,9 @@ async def _watch(
                 if rental.status != shown_status:
                     _print(status_line(rental), file=out, flush=True)
                     shown_status = rental.status
+                if not substitution_said and (note := substitution(rental)) is not None:
+                    _print(f"note: {note}", file=out, flush=True)
+                    substitution_said = True
                 if event.next_delay is None:
                     if rental.status == RentalStatus.ACTIVE:
                         number = rental.e164 or rental.number or ""

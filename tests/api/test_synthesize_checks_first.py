@@ -16,7 +16,7 @@ from vap_console.api.speech import SpeechRequestError, wav_info, wav_problem
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [
-    ({"text": "Hello", "model": "muga"}, "text"),
+    ({"text": "Hello [happy]", "model": "muga"}, "text"),
     ({"text": "[happy] Hi", "model": "muga", "description": "calm"}, "description"),
     ({"text": "Hi", "model": "mulberry-1.6", "speaker": "speaker_1"}, "speaker"),
     ({"text": "", "model": "mulberry"}, "text"),
@@ -85,7 +85,7 @@ async def test_an_answer_that_is_not_the_promised_wav_is_refused_in_words(body: 
 
 @pytest.mark.parametrize(("text", "words"), [
     ("[cheerful] Hello", "text: [cheerful] is not a muga tone tag: use one of [neutral], [happy], [sad]"),
-    ("[happy] Hi [sad] there", "text: must carry exactly one tone tag, at the start (found also [sad])"),
+    ("[happy] Hi [sad] there", "text: may carry at most one tone tag, at the start (found also [sad])"),
 ])
 async def test_a_wrong_tone_tag_is_named_in_the_refusal(text: str, words: str) -> None:
     async with VapClient("http://127.0.0.1:9", "sk_sandbox_agent",
@@ -101,5 +101,7 @@ async def test_muga_typed_by_a_person_gets_muga_s_rules() -> None:
     typed = json.loads('"muga"')
     async with VapClient("http://127.0.0.1:9", "sk_sandbox_agent",
                          transport=httpx.MockTransport(lambda r: httpx.Response(500))) as client:
-        with pytest.raises(SpeechRequestError, match="must start with one tone tag"):
-            await client.synthesize("Hello there", typed)
+        with pytest.raises(SpeechRequestError, match="is not a muga tone tag"):
+            await client.synthesize("[cheerful] Hello there", typed)
+        with pytest.raises(SpeechRequestError, match="may carry at most one tone tag"):
+            await client.synthesize("Hello [happy] there", typed)

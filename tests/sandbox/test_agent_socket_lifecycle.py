@@ -238,3 +238,21 @@ async def test_agent_stop_talking_is_stamped_when_its_audio_ends(live_sandbox, s
         sandbox_clock.advance(10)  # well past the greeting's end
         stop = (await call.until("agent_stop_talking"))[-1]
     assert stop["timestamp"] == iso(sandbox_clock.start + timedelta(seconds=speaking_seconds(PRIYA_GREETING)))
+
+
+async def test_a_line_typed_during_the_greeting_follows_the_greeting_in_the_record(live_sandbox) -> None:
+    # As Talk shows it: the greeting began first, so it comes first in Calls and the export too.
+    registered = await register(live_sandbox)
+    async with dialled(live_sandbox, registered["access_token"]) as call:
+        await call.until("agent_start_talking")
+        await call.send(type="input_text.send", text="which city?")
+        await call.until("transcript")  # the echo of the typed line, while the greeting plays
+        await call.played(PRIYA_GREETING)
+        await call.until("agent_start_talking")
+        await call.played("The city is Pune.")
+        await call.send(type="session.close")
+        await call.to_close()
+    record = account_of(live_sandbox).calls[registered["call_id"]]
+    assert record.transcript == [{"role": "assistant", "content": PRIYA_GREETING},
+                                 {"role": "user", "content": "which city?"},
+                                 {"role": "assistant", "content": "The city is Pune."}]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import signal
 import socket
@@ -87,3 +89,19 @@ def test_keep_alive_answers_are_not_held_back_by_nagle(live_sandbox) -> None:
             c.get("/v1/voices")
             timings.append(time.perf_counter() - started)
     assert statistics.median(timings) < 0.025
+
+
+def test_the_banner_s_export_line_points_vap_at_this_sandbox(tmp_path) -> None:
+    proc, banner = _serve()
+    try:
+        line = next(ln.strip() for ln in banner.splitlines() if ln.strip().startswith("export VAP_BASE_URL="))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("VAP_", "RUMIK_"))}
+        env.update(HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "config"))
+        # pasted into a shell as printed, then vap runs on the sandbox with the printed key
+        listed = subprocess.run(["bash", "-c", f"{line} && {sys.executable} -m vap_console agents list --json"],
+                                env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert any(agent["name"].startswith("Priya") for agent in json.loads(listed.stdout))

@@ -191,10 +191,22 @@ async def test_a_frame_breaking_a_rule_is_an_error_and_the_socket_stays(http, se
     assert kinds == ["queued", "audio", "done"]
 
 
-async def test_a_muga_socket_checks_the_tone_tag_per_frame(http, settings) -> None:
+async def test_a_muga_socket_speaks_plain_text_as_the_vendor_s_pipecat_plugin_sends_it(http, settings) -> None:
+    # Rumik's plugin mints with "init" and sends {"text": ...} with no tone tag and no model.
     async with connect(mint(http, "muga")) as ws:
-        await ws.send(json.dumps({"text": "Namaste"}))
-        assert "tone tag" in (await frame(ws))["message"]
+        await ws.send(json.dumps({"text": "Namaste, sab theek?"}))
+        kinds, audio, _ = await utterance(ws)
+    assert kinds == ["queued", "audio", "done"]
+    assert audio == speech.synthesize("Namaste, sab theek?", voice="muga")
+
+
+async def test_a_refused_utterance_gets_an_error_frame_at_once_not_the_idle_timeout(http, settings) -> None:
+    settings.idle_seconds = 600  # only an answer to the frame itself can arrive within WAIT
+    async with connect(mint(http, "muga")) as ws:
+        await ws.send(json.dumps({"text": "[happy] Namaste [sad] phir milenge"}))
+        refused = await frame(ws)
+        assert refused == {"type": "error", "message": refused["message"]}
+        assert "at most one tone tag" in refused["message"]
         await ws.send(json.dumps({"text": "[excited] Namaste, sab theek?"}))
         _, audio, _ = await utterance(ws)
     assert audio == speech.synthesize("[excited] Namaste, sab theek?", voice="muga")

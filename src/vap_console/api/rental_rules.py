@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vap_console.api.limits import RENTAL_TEXT
-from vap_console.api.models import DocumentType
+from vap_console.api.models import DocumentType, Rental
 from vap_console.api.rental import RentalApplication
 
 # (key on the wire, label, required): the end user's fields as the wizard asks for them.
@@ -49,6 +49,20 @@ def same_number(a: str | None, b: str | None) -> bool:
     if not a or not b:
         return False
     return normalise_number(a).lstrip("+") == normalise_number(b).lstrip("+")
+
+
+def substitution(rental: Rental) -> str | None:
+    """``+9180… was taken meanwhile; +9180… was bought instead`` when the carrier bought another
+    number than the one asked for, else None: the console's rental screen, `vap numbers show` and
+    `vap numbers watch` all say it so."""
+    got, asked = rental.e164 or rental.number, rental.requested_number
+    if not got or not asked or same_number(asked, got) or same_number(asked, rental.number):
+        return None
+
+    def plus(number: str) -> str:
+        return "+" + number.strip() if re.fullmatch(r"\d{6,15}", number.strip()) else number
+
+    return f"{plus(asked)} was taken meanwhile; {plus(got)} was bought instead"
 
 
 def number_problem(value: str) -> str | None:

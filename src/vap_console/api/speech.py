@@ -1,8 +1,9 @@
 """Speech synthesis (``POST /v1/tts``): the engines' rules, checked before anything is sent, and
 the check that the answer is the WAV the service promises (reference/voice.md §5).
 
-The rules are the public docs': muga takes exactly one leading tone tag and no speaker or
-description; mulberry a preset ``speaker_1``…``speaker_4`` or a description, not both;
+The rules are the public docs': muga takes at most one tone tag, leading (optional: the vendor's
+own SDK and Pipecat plugin send plain text to muga), and no speaker or description; mulberry a
+preset ``speaker_1``…``speaker_4`` or a description, not both;
 mulberry-1.6 a preset ``ira``, ``aisha``, ``siya`` or ``zoya``. The console's sample dialog checks
 them as the person types, ``vap voices say`` before it sends, and ``VapClient.synthesize`` again,
 so a request the server would refuse (and perhaps charge a slot for) is never made.
@@ -109,15 +110,14 @@ def speech_problems(text: str, model: str, speaker: str | None = None,
 def _muga_text(text: str) -> list[SpeechProblem]:
     tags = ", ".join(f"[{t}]" for t in MUGA_TONES)
     stripped = text.lstrip()
+    # The tag is optional (reference voice.md §5): at most one, and it leads.
     first = _TAG.match(stripped)
-    if first is None:
-        return [SpeechProblem("text", f"must start with one tone tag for muga, such as '[neutral] ': one of {tags}")]
-    if first.group(1).strip().lower() not in MUGA_TONES:
+    if first is not None and first.group(1).strip().lower() not in MUGA_TONES:
         return [SpeechProblem("text", f"[{first.group(1)[:40]}] is not a muga tone tag: use one of {tags}")]
-    more = _TAG.search(stripped, first.end())
+    more = _TAG.search(stripped, first.end() if first else 0)
     if more is not None:
-        return [SpeechProblem("text", "must carry exactly one tone tag, at the start "
-                                      f"(found also {more.group(0)[:40]})")]
+        where = "found also" if first else "found"
+        return [SpeechProblem("text", f"may carry at most one tone tag, at the start ({where} {more.group(0)[:40]})")]
     # The docs: muga reads romanised Hinglish; the sandbox refuses other scripts the same way.
     foreign = next((c for c in text if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN")), None)
     if foreign is not None:

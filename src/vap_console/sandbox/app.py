@@ -120,7 +120,7 @@ def _routes() -> list[BaseRoute]:
         Route("/v1/agents/{agent_ref}", _by_method(GET=endpoints.get_agent, DELETE=endpoints.delete_agent),
               methods=["GET", "DELETE"]),
         Route("/v1/agent/limits", calls.agent_limits, methods=["GET"]),
-        Route("/v1/webcall", calls.start_webcall, methods=["POST"], max_body_size=json_limit),
+        Route("/v1/webcall", register.start_webcall, methods=["POST"], max_body_size=json_limit),
         Route("/v1/register-call", register.register_call, methods=["POST"], max_body_size=json_limit),
         WebSocketRoute("/v1/agent/connect", agent_socket.connect),
         # Speech synthesis (sandbox/voice/tts.py, tts_socket.py; docs/sandbox-voice.md "Speech synthesis").

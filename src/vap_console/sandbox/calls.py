@@ -108,8 +108,15 @@ def require_call_account(account: Account) -> None:
 async def start_webcall(request: Request) -> Response:
     account = account_of(request)
     require_call_account(account)
-    key = account.key
     agent = await deployed_agent_of(request, account)
+    return open_room(request, account, agent)
+
+
+def open_room(request: Request, account: Account, agent: AgentRecord, call_id: str | None = None) -> Response:
+    """The web call's room, once the account and the agent have been checked: 429 with every slot
+    taken, the agent's 502 where the key fails a first start. Its call is ``call_id`` (a redeemed
+    register-call token's), or a new id taken only once the call starts."""
+    key = account.key
     now = sandbox_of(request).now()
     active = active_calls(account, now)
     if active >= key.call_slots:
@@ -119,7 +126,7 @@ async def start_webcall(request: Request) -> Response:
     if key.start_fails_first and agent.id not in account.failed_starts:
         account.failed_starts.add(agent.id)
         raise Problem(502, "agent_start_failed", f"{agent.name} could not be started; safe to retry.")
-    call_id = account.next_id("call")
+    call_id = call_id or account.next_id("call")
     # The real service's room names are call- and 32 hex digits.
     room = "call-" + call_id.replace("-", "")
     claims = {"room": room, "agent": agent.id, "call": call_id, "iat": int(now.timestamp()),

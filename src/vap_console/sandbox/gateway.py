@@ -25,8 +25,18 @@ ASYNCAPI_PATH = "/asyncapi.json"
 RECORDINGS_PREFIX = "/sandbox/recordings/"
 
 
+# A web call may be started with a register-call token instead of a key: a browser redeems the
+# token its server minted (reference voice.md §3.1). Without an Authorization header the endpoint
+# itself decides (sandbox/voice/register.py start_webcall): the token, or the key's 401.
+WEBCALL_PATH = "/v1/webcall"
+
+
 def answered_without_key(path: str) -> bool:
     return path in (DOCUMENT_PATH, ASYNCAPI_PATH) or path.startswith(RECORDINGS_PREFIX)
+
+
+def missing_key() -> Problem:
+    return Problem(401, "unauthorized", "Missing API key: send Authorization: Bearer <API_KEY>.")
 
 WINDOW_SECONDS = 60.0
 IDEMPOTENCY_KEY_MAX = IDEMPOTENCY_KEY.high
@@ -89,6 +99,8 @@ class Gateway:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or answered_without_key(scope["path"]):
             return await self.app(scope, receive, send)
+        if scope["path"] == WEBCALL_PATH and _header(scope, b"authorization") is None:
+            return await self.app(scope, receive, send)
         try:
             account = self._admit(scope)
         except Problem as problem:
@@ -99,7 +111,7 @@ class Gateway:
     def _admit(self, scope: Scope) -> Account:
         header = _header(scope, b"authorization")
         if header is None:
-            raise Problem(401, "unauthorized", "Missing API key: send Authorization: Bearer <API_KEY>.")
+            raise missing_key()
         scheme, _, token = header.strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token or " " in token:

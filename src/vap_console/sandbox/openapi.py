@@ -171,8 +171,9 @@ def _speech_operations(json_errors: tuple[tuple[int, list[str]], ...]) -> dict[s
 
     model = optional({"enum": list(tts.MODELS), "default": tts.DEFAULT_MODEL})
     request = {"type": "object", "required": ["text"], "properties": {
-        "text": {**text, "description": "muga: exactly one leading tone tag, e.g. [happy] , and no other "
-                                        "brackets; romanised (Latin-script) only"},
+        "text": {**text, "description": "muga: at most one tone tag, leading, e.g. [happy] (optional: plain "
+                                        "text is spoken neutrally), and no other brackets; romanised "
+                                        "(Latin-script) only"},
         "model": model,
         "speaker": optional({"type": "string", "description": "mulberry: speaker_1…speaker_4; mulberry-1.6: ira, "
                                                               "aisha, siya, zoya; muga: none"}),
@@ -185,7 +186,7 @@ def _speech_operations(json_errors: tuple[tuple[int, list[str]], ...]) -> dict[s
     }}
     refused = (402, ["access_blocked", "insufficient_balance"]), (429, ["concurrency_limit_exceeded"]), NO_AGENTS
     invalid_example = {"error": "Invalid request: check body.text.", "code": "invalid_request", "details": [
-        {"loc": "body.text", "message": "must start with one tone tag for muga, such as '[neutral] '"}]}
+        {"loc": "body.text", "message": "may carry at most one tone tag, at the start (found also [sad])"}]}
     speak_errors = _errors(*json_errors, (400, ["invalid_request"]), *refused, post=True)
     speak_errors["422"]["content"]["application/json"]["example"] = invalid_example
     return {
@@ -314,7 +315,9 @@ def _operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "responses": _ok(200, "Slots", "AgentLimits", ex["limits"]) | _errors(NO_AGENTS)}},
         "/v1/webcall": {"post": {
             "operationId": "startWebcall", "summary": "Start a web call (spec 4.4)",
-            "x-sandbox-choice": "Answers 200; a draft agent is 409 agent_not_deployed.",
+            "x-sandbox-choice": "Answers 200; a draft agent is 409 agent_not_deployed. A register-call "
+                                "accessToken opens its call's room without a key (a browser redeeming it).",
+            "security": [{"bearer": []}, {}],
             "requestBody": {"required": True, "content": _json("WebCallRequest", ex["webcall_request"])},
             "responses": _ok(200, "The session to join", "WebCallSession", ex["webcall"])
             | _errors(*json_errors, (402, ["access_blocked", "insufficient_balance"]), (404, ["agent_not_found"]),
@@ -412,7 +415,7 @@ def _voice_operations(ex: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "/v1/register-call": {"post": {
             **ext(voice.R_SOCKET), "operationId": "registerCall",
             "summary": "Mint a one-use token for the realtime agent socket (no slot, no bill)",
-            "requestBody": {"required": True, "content": _json("WebCallRequest", ex["register_request"])},
+            "requestBody": {"required": True, "content": _json("RegisterCallRequest", ex["register_request"])},
             "responses": _ok(201, "The token", "RegisterCallAnswer", ex["register"])
             | _errors(*json_errors, (402, ["access_blocked"]), (404, ["agent_not_found"]),
                       (409, ["agent_not_deployed"]), NO_AGENTS, post=True)}},

@@ -198,10 +198,23 @@ def _extra_schemas() -> dict[str, Any]:
     return {
         "WebCallRequest": {
             "type": "object", "title": "WebCallRequest",
+            "properties": {"agentId": agent_ref, "agent_id": {"description": "Read only when agentId is absent."},
+                           "accessToken": {"type": "string",
+                                           "description": "A POST /v1/register-call token, spent here: the "
+                                                          "room of its call, with or without a key; when it "
+                                                          "is sent, agentId is not read."}},
+            "anyOf": [{"required": ["agentId"]},
+                      {"required": ["agent_id"], "properties": {"agent_id": agent_ref}},
+                      {"required": ["accessToken"]}],
+            "description": "agentId, or its alias agent_id (spec 4.4); or a register-call accessToken "
+                           "(reference voice.md §3.1).",
+        },
+        "RegisterCallRequest": {
+            "type": "object", "title": "RegisterCallRequest",
             "properties": {"agentId": agent_ref, "agent_id": {"description": "Read only when agentId is absent."}},
             "anyOf": [{"required": ["agentId"]},
                       {"required": ["agent_id"], "properties": {"agent_id": agent_ref}}],
-            "description": "agentId, or its alias agent_id (spec 4.4).",
+            "description": "agentId, or its alias agent_id (reference voice.md §3.1).",
         },
         "RentalDocument": {"oneOf": entries, "title": "RentalDocument"},
     }

@@ -21,7 +21,7 @@ from starlette.applications import Starlette
 from vap_console.sandbox.app import create_app
 from vap_console.sandbox.clock import Clock, SystemClock
 from vap_console.sandbox.faults import Faults, FaultSpecError
-from vap_console.sandbox.keys import KEYS
+from vap_console.sandbox.keys import DEFAULT_KEY, KEYS
 from vap_console.sandbox.scenarios import DESCRIPTIONS
 from vap_console.sandbox.state import SandboxState
 
@@ -181,6 +181,9 @@ def banner(base_url: str, speed: float, rate_limit: int, faults: Faults) -> str:
     lines += ["  (the older names sk_sandbox_<name>, e.g. sk_sandbox_agent, still work)"]
     lines += ["", "Scenario numbers (by the requested number's last four digits):"]
     lines += [f"  …{s.value}  {text}" for s, text in DESCRIPTIONS.items()]
+    # The line a person pastes into another shell so that vap (and their scripts) use this sandbox.
+    lines += ["", "Use it from another shell (vap and your scripts read these):",
+              f"  export VAP_BASE_URL={base_url} VAP_API_KEY={DEFAULT_KEY}"]
     lines += ["", "Press Ctrl+C to stop."]
     return "\n".join(lines)
 

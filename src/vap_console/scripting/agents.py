@@ -55,7 +55,7 @@ def list_(session: Session) -> None:
 
 
 @agents.command(epilog=example("vap agents show ua_4152f853c72d"))
-@click.argument("ref")
+@click.argument("ref", metavar="REF")
 @common
 def show(session: Session, ref: str) -> None:
     """One agent, by its id or ua_<handle>."""
@@ -70,8 +70,8 @@ def show(session: Session, ref: str) -> None:
 
 
 @agents.command(epilog=example("vap agents create --template clinic-receptionist --name 'Front desk'"))
-@click.option("--template", "slug", required=True, help="The template's slug (`vap templates list`).")
-@click.option("--name", required=True, help="The agent's name.")
+@click.option("--template", "slug", required=True, metavar="SLUG", help="The template's slug (`vap templates list`).")
+@click.option("--name", required=True, metavar="NAME", help="The agent's name.")
 @common
 def create(session: Session, slug: str, name: str) -> None:
     """Create a draft agent from a template (its voice is checked against your voices first)."""
@@ -105,7 +105,7 @@ def create(session: Session, slug: str, name: str) -> None:
 
 
 @agents.command(epilog=example("vap agents delete ua_6f9fa0107dd9"))
-@click.argument("ref")
+@click.argument("ref", metavar="REF")
 @common
 def delete(session: Session, ref: str) -> None:
     """Delete an agent (a number connected to it is detached)."""
@@ -131,7 +131,7 @@ def limits(session: Session) -> None:
     "and without a terminal it refuses. Each run sends its own Idempotency-Key. When the answer is lost, "
     "the command says so, prints the key and sends nothing again; --idempotency-key KEY asks for that "
     "call once more."))
-@click.argument("ref")
+@click.argument("ref", metavar="REF")
 @click.option("--yes", is_flag=True, help="Start without asking (needed without a terminal).")
 @click.option("--idempotency-key", "idempotency_key", metavar="KEY",
               help="The key of a run whose answer was lost: a server that honours it answers with "
@@ -244,10 +244,11 @@ TALK_COST = ("a call over the agent socket is billed from the moment the agent a
     "without a terminal it refuses. Waits for the greeting, sends each --say as a typed turn and waits "
     "for its answer, then hangs up. Prints the transcript; --json prints one object per socket event "
     "instead (audio summarised). docs/talk.md"))
-@click.argument("ref")
+@click.argument("ref", metavar="REF")
 @click.option("--say", "says", multiple=True, metavar="TEXT", help="A turn to type (repeat for more).")
 @click.option("--yes", is_flag=True, help="Start without asking (needed without a terminal).")
-@click.option("--timeout", "turn_timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+@click.option("--timeout", "turn_timeout", metavar="SECONDS", type=click.FloatRange(min=0.1), default=30.0,
+              show_default=True,
               help="Seconds an answer (or the greeting) may take before the call is hung up.")
 @common
 def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_timeout: float) -> None:
@@ -289,7 +290,7 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
     "from the moment the agent answers (--yes, as talk). --compare REF_A REF_B holds the suite with "
     "both and prints a table of the change. Exit 0: everything held; 1: a test failed (or B is worse "
     "than the thresholds); 2: a file or an option is wrong (nothing was sent). docs/testing.md"))
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("files", nargs=-1, required=True, metavar="FILE...", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--agent", "agent_override", metavar="REF", help="The agent to test, instead of each file's own.")
 @click.option("--junit", "junit_path", metavar="PATH", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the results as JUnit XML (a suite per file, a case per expectation and "

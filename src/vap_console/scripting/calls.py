@@ -69,7 +69,7 @@ def _credits(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
 
-@calls.command("list", epilog=example("vap calls list --filter completed"))
+@calls.command("list", epilog=example(f"vap calls add {SANDBOX_CALL} && vap calls list --filter completed"))
 @click.option("--filter", "text", default="", metavar="TEXT",
               help="Only calls whose agent, status, kind, number or words said contain TEXT.")
 @common
@@ -101,7 +101,7 @@ def _read(session: Session, call_id: str) -> tuple[Any, Any]:
 
 @calls.command(epilog=example(f"vap calls show {SANDBOX_CALL} --json",
                              "(The sandbox's one call made before it started; `vap calls add` keeps it.)"))
-@click.argument("call_id")
+@click.argument("call_id", metavar="ID")
 @common
 def show(session: Session, call_id: str) -> None:
     """One call, read again from the server: status, end reason, credits, summary, transcript."""
@@ -142,7 +142,7 @@ def _print_entry(session: Session, entry: Any) -> None:
 
 
 @calls.command(epilog=example(f"vap calls add {SANDBOX_CALL}"))
-@click.argument("call_id")
+@click.argument("call_id", metavar="ID")
 @common
 def add(session: Session, call_id: str) -> None:
     """Add a call started elsewhere (the dashboard, another machine) by its id: read, then kept."""
@@ -183,7 +183,7 @@ async def _caller(client: Any, given: str) -> str:
     "answer is kept as 'outcome unknown' and never sent again by itself."))
 @click.option("--agent", "agent_ref", required=True, metavar="REF", help="The agent (ua_<handle> or id).")
 @click.option("--to", "to_number", required=True, metavar="NUMBER", help="The number to call, E.164 (+91…).")
-@click.option("--from", "caller", required=True, metavar="TRUNK_OR_NUMBER",
+@click.option("--from", "caller", required=True, metavar="TRUNK-OR-NUMBER",
               help="A SIP trunk id, or a rented number (its id or its E.164 number) the account holds.")
 @click.option("--yes", is_flag=True, help="Place it without asking (needed without a terminal).")
 @click.option("--idempotency-key", "idempotency_key", metavar="KEY",
@@ -254,7 +254,7 @@ def _lost(agent: str, to: str, caller: str, key: str, error: Exception) -> str:
 
 @calls.command(epilog=example("vap calls export --format csv --output calls.csv"))
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="json", show_default=True)
-@click.option("--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--output", "output", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (default: standard output).")
 @common
 def export(session: Session, fmt: str, output: Path | None) -> None:

@@ -72,15 +72,15 @@ SAY_EXAMPLE = 'vap voices say "[happy] Namaste! Aapka appointment confirm ho gay
 @voices.command("say", epilog=example(
     SAY_EXAMPLE,
     "Writes a 24 kHz mono 16-bit WAV to FILE, or to stdout when it is piped (`| aplay`); never to a "
-    "terminal. muga's TEXT starts with one tone tag ([neutral], [happy], [sad], [excited], [angry], "
-    "[whisper]); mulberry takes --speaker speaker_1..speaker_4 or --description; mulberry-1.6 "
-    "--speaker ira, aisha, siya or zoya. Every sample is kept in the user's cache folder: the same "
-    "one again sends nothing.",
+    "terminal. muga's TEXT may start with one tone tag ([neutral], [happy], [sad], [excited], "
+    "[angry], [whisper]; plain text is fine too); mulberry takes --speaker speaker_1..speaker_4 or "
+    "--description; mulberry-1.6 --speaker ira, aisha, siya or zoya. Every sample is kept in the "
+    "user's cache folder: the same one again sends nothing.",
     "Costs money on the real service (per character): it says so and asks on a terminal (No by "
     "default); without a terminal it needs --yes. On a sandbox (a base URL on this machine) it is "
     "free and asks nothing.",
 ))
-@click.argument("text")
+@click.argument("text", metavar="TEXT")
 @click.option("--model", required=True, metavar="MODEL", help="muga, mulberry or mulberry-1.6.")
 @click.option("--speaker", metavar="S", help="A preset voice (mulberry, mulberry-1.6).")
 @click.option("--description", metavar="D", help="The voice in words (mulberry only).")
@@ -164,7 +164,7 @@ def templates_list(session: Session) -> None:
 
 
 @templates.command("show", epilog=example("vap templates show clinic-receptionist --json"))
-@click.argument("slug")
+@click.argument("slug", metavar="SLUG")
 @common
 def templates_show(session: Session, slug: str) -> None:
     """One template with its prompt, greeting and voice settings."""

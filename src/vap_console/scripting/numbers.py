@@ -55,7 +55,7 @@ def list_(session: Session) -> None:
 
 
 @numbers.command(epilog=example("vap numbers show 25b55625-a295-57db-828b-df59ee38b74a"))
-@click.argument("rental_id")
+@click.argument("rental_id", metavar="ID")
 @common
 def show(session: Session, rental_id: str) -> None:
     """One rental with its timeline."""
@@ -70,16 +70,20 @@ def show(session: Session, rental_id: str) -> None:
         ("rented", _day(r.rented_at)), ("next renewal", _day(r.next_renewal_at)),
         ("agent", r.agent_name or r.user_agent_id), ("last error", r.last_error),
     ]
+    from vap_console.api.rental_rules import substitution  # here: `vap numbers list` needs no rental rules
+
+    if (note := substitution(r)) is not None:
+        pairs.insert(3, ("requested", note))
     for step in r.timeline:
         pairs.append((f"step {step.key}", f"{step.state}  {step.detail or step.label}"))
     emit_pairs(session, pairs)
 
 
-@numbers.command(epilog=example("vap numbers search --country IN --city Bengaluru --pattern 0001"))
-@click.option("--country", default="IN", show_default=True, help="ISO country code.")
-@click.option("--type", "number_type", help="Number type, e.g. local or mobile.")
-@click.option("--pattern", help="Digits the number contains.")
-@click.option("--city")
+@numbers.command(epilog=example("vap numbers search --country IN --city Bengaluru --pattern 7788"))
+@click.option("--country", default="IN", show_default=True, metavar="CODE", help="ISO country code.")
+@click.option("--type", "number_type", metavar="TYPE", help="Number type, e.g. local or mobile.")
+@click.option("--pattern", metavar="DIGITS", help="Digits the number contains.")
+@click.option("--city", metavar="CITY", help="The city's name, e.g. Pune (any case).")
 @common
 def search(session: Session, country: str, number_type: str | None, pattern: str | None,
            city: str | None) -> None:
@@ -94,8 +98,8 @@ def search(session: Session, country: str, number_type: str | None, pattern: str
 
 
 @numbers.command(epilog=example("vap numbers requirements --country IN"))
-@click.option("--country", default="IN", show_default=True, help="ISO country code.")
-@click.option("--type", "number_type", help="Number type, e.g. local or mobile.")
+@click.option("--country", default="IN", show_default=True, metavar="CODE", help="ISO country code.")
+@click.option("--type", "number_type", metavar="TYPE", help="Number type, e.g. local or mobile.")
 @common
 def requirements(session: Session, country: str, number_type: str | None) -> None:
     """What renting needs: eligibility, whether KYC is verified, the documents and their fields."""
@@ -121,9 +125,9 @@ def requirements(session: Session, country: str, number_type: str | None) -> Non
     "application.json is the API's rental payload (requestedNumber, searchFilters, endUser, "
     "documents with documentTypeId and dataFields); give one FILE per document, in the same order. "
     "With no documents it is the plain JSON form for accounts whose KYC is verified."))
-@click.option("--data", "data_path", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--data", "data_path", required=True, metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
               help="The application as JSON (- for stdin).")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, metavar="[FILE]...", type=click.Path(dir_okay=False))
 @click.option("--yes", is_flag=True, help="Charge without asking (needed without a terminal).")
 @click.option("--idempotency-key", "idempotency_key", metavar="KEY",
               help="The key of a run whose answer was lost: a server that honours it answers with "
@@ -171,8 +175,9 @@ def rent(session: Session, data_path: str, files: tuple[str, ...], yes: bool,
 
 
 @numbers.command(epilog=example("vap numbers watch 25b55625-a295-57db-828b-df59ee38b74a && echo live"))
-@click.argument("rental_id")
-@click.option("--interval", type=float, default=2.0, show_default=True, help="Seconds between polls.")
+@click.argument("rental_id", metavar="ID")
+@click.option("--interval", type=float, default=2.0, metavar="SECONDS", show_default=True,
+              help="Seconds between polls.")
 @profile_option
 @click.pass_context
 def watch(ctx: click.Context, rental_id: str, interval: float) -> None:

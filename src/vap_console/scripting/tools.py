@@ -41,7 +41,7 @@ def list_(session: Session) -> None:
 
 
 @tools.command(epilog=example("vap tools show lookup_customer"))
-@click.argument("tool_id")
+@click.argument("tool_id", metavar="ID")
 @common
 def show(session: Session, tool_id: str) -> None:
     """One tool (its credential never: auth shows only whether one is stored)."""
@@ -72,7 +72,7 @@ def show(session: Session, tool_id: str) -> None:
     "\"config\": {\"method\", \"url\", \"params\", \"headers\", \"body\", \"timeoutMs\", \"auth\", "
     "\"llmParams\", \"outputs\"}}. It is checked with the console's tool-form rules first: a "
     "problem names the field and nothing is sent."))
-@click.option("--file", "path", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("--file", "path", required=True, metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
               help="The tool as JSON; - reads stdin.")
 @common
 def create(session: Session, path: str) -> None:
@@ -92,7 +92,7 @@ def create(session: Session, path: str) -> None:
 
 
 @tools.command(epilog=example("vap tools delete a23194c9-e643-5204-af92-5245d497b3bf"))
-@click.argument("tool_id")
+@click.argument("tool_id", metavar="ID")
 @common
 def delete(session: Session, tool_id: str) -> None:
     """Delete a tool (variables it fed fall back to their defaults)."""

@@ -105,6 +105,9 @@ class Session:
         self.talking = False
         self.interrupted = False
         self.said = ""
+        # Where the agent's turn under way goes in the record's transcript: turns are kept in the
+        # order they were begun, so a line typed during the greeting follows the greeting.
+        self.turn_at = 0
         self.stalled = False
         # The instant of the frame the speaker is at; None while it waits for the caller.
         self.speaker_at: datetime | None = None
@@ -198,7 +201,7 @@ class Session:
         record = self.record
         record.ended_at = min(self.pacer.now(), self.cutoff)  # a test's big advance overshoots the end
         if self.talking and self.said:
-            record.transcript.append({"role": "assistant", "content": self.said})
+            record.transcript.insert(self.turn_at, {"role": "assistant", "content": self.said})
         failed = reason in ("dropped", "error")
         record.status = FAILED if failed else COMPLETED
         record.end_reason = _END_REASONS.get(reason, reason)
@@ -367,6 +370,7 @@ class Session:
         turn = self.turn
         t0 = await self._wait(max(self.pacer.now(), starts))  # a turn due in a stall starts after it
         self.talking, self.interrupted, self.said = True, False, ""
+        self.turn_at = len(self.record.transcript)
         await self._send({"type": "agent_start_talking", "timestamp": iso(t0)})
         said, at = 0, t0
         for i, chunk in enumerate(chunks + [b""]):
@@ -386,7 +390,7 @@ class Session:
             self.said = text
         self.talking = False
         if self.said:  # cut in on before its first word, the turn said nothing
-            self.record.transcript.append({"role": "assistant", "content": self.said})
+            self.record.transcript.insert(self.turn_at, {"role": "assistant", "content": self.said})
         await self._send({"type": "transcript", "role": "assistant", "text": self.said})
         # The end of its audio, or the moment it was cut off (not when a test's advance woke it).
         stopped = self.pacer.now() if self.interrupted else at

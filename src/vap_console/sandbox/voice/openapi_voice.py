@@ -185,7 +185,7 @@ def schemas() -> dict[str, Any]:
             "type": "object", "title": "TtsRequest", "x-source": R_TTS,
             "properties": {
                 "text": {"type": "string", "minLength": 1, "maxLength": 2000,
-                         "description": "muga: exactly one leading tone tag such as [happy]."},
+                         "description": "muga: at most one tone tag, leading, such as [happy] (optional)."},
                 "model": _nullable({"enum": TTS_MODELS, "default": "muga"}),
                 "description": _nullable({"type": "string", "description": "mulberry only"}),
                 "speaker": _nullable({"type": "string", "description": "mulberry: speaker_1…speaker_4"}),

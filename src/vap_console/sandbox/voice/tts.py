@@ -2,7 +2,8 @@
 the rules, prices and slots its streaming twin (voice/tts_socket.py) shares.
 
 The request rules are the three engines' of the public docs (reference/real-service.md):
-muga takes exactly one leading tone tag (``[happy] …``) and romanised text, and no speaker,
+muga takes romanised text steered by at most one tone tag, leading (``[happy] …``; optional:
+the vendor's own SDK and Pipecat plugin send plain text to muga by default), and no speaker,
 description or f0_up_key; mulberry takes a preset ``speaker_1``…``speaker_4`` or a ``description``
 (not both); mulberry-1.6 takes a preset ``ira``, ``aisha``, ``siya`` or ``zoya``. The sampling
 fields are checked against the ranges of an agent's ttsConfig; of them only ``max_new_tokens``
@@ -109,16 +110,17 @@ def check_text(value: Any, problems: FieldProblems) -> str | None:
 
 def _check_muga_text(text: str, problems: FieldProblems) -> None:
     tags = ", ".join(f"[{tone}]" for tone in MUGA_TONES)
-    first = _TAG.match(text.lstrip())
-    if first is None:
-        problems.add("text", f"must start with one tone tag for muga, such as '[neutral] ': one of {tags}")
-        return
-    if first.group(1).strip().lower() not in MUGA_TONES:
+    stripped = text.lstrip()
+    # The tag is optional (reference voice.md §5: the vendor's clients send plain text to muga);
+    # when there is one it leads, and it is the only one.
+    first = _TAG.match(stripped)
+    if first is not None and first.group(1).strip().lower() not in MUGA_TONES:
         problems.add("text", f"[{first.group(1)[:40]}] is not a muga tone tag: use one of {tags}")
         return
-    more = [m.group(0) for m in _TAG.finditer(text.lstrip(), first.end())]
+    more = [m.group(0) for m in _TAG.finditer(stripped, first.end() if first else 0)]
     if more:
-        problems.add("text", f"must carry exactly one tone tag, at the start (found also {more[0][:40]})")
+        where = "found also" if first else "found"
+        problems.add("text", f"may carry at most one tone tag, at the start ({where} {more[0][:40]})")
     foreign = next((c for c in text if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN")), None)
     if foreign is not None:
         problems.add("text", f"muga reads romanised (Latin-script) Hinglish only; found {foreign!r}: "

@@ -24,9 +24,9 @@ from textual.widgets import Static
 from vap_console.api import errors
 from vap_console.api.models import Rental, RentalStatus
 from vap_console.api.polling import PollFailed, PollSchedule, RentalUpdate, follow_rental, refund_of
+from vap_console.api.rental_rules import substitution
 from vap_console.tui import format as fmt
 from vap_console.tui import untrusted
-from vap_console.tui.screens.wizard.rules import same_number
 from vap_console.tui.services import ApiHost, AreasChanged, ConnectionObserved, Services, host_of
 from vap_console.tui.widgets.banner import Banner
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -42,15 +42,11 @@ if TYPE_CHECKING:
 
 def substituted(rental: Rental) -> bool:
     """The carrier bought another number than the one asked for (it was taken meanwhile)."""
-    got = rental.e164 or rental.number
-    asked = rental.requested_number
-    return bool(got and asked and not same_number(asked, got)
-                and not same_number(asked, rental.number))
+    return substitution(rental) is not None
 
 
 def substitute_note(rental: Rental) -> str:
-    return (f"{fmt.e164(rental.requested_number)} was taken meanwhile; "
-            f"{fmt.e164(rental.e164 or rental.number)} was bought instead")
+    return substitution(rental) or ""
 
 
 def status_toast(rental: Rental) -> tuple[str, SeverityLevel]:

@@ -82,7 +82,7 @@ class StatusBar(Widget):
             )
 
         for candidate in (
-            line("vap ", "profile ", "  │  ", "   1–8 areas · 7 profiles · ? keys"),
+            line("vap ", "profile ", "  │  ", "   1–8 areas · 7 Profiles · ? keys"),
             line("vap ", "profile ", "  │  ", "   ? keys"),
             line("vap ", "profile ", "  │  ", ""),
             line("", "", " │ ", ""),
