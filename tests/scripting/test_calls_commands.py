@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import stat
 
 from tests.lost_call_answer import LoseCallAnswer
 from tests.scripting.conftest import Vap
@@ -99,5 +100,6 @@ def test_export_holds_every_call_with_its_transcript(vap: Vap, sandbox_clock, tm
     assert as_json[0]["callId"] == call_id and len(as_json[0]["transcript"]) >= 3
     out = tmp_path / "calls.csv"
     assert vap("calls", "export", "--format", "csv", "--output", str(out)).code == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600  # every transcript: its owner's alone
     [row] = list(csv.DictReader(io.StringIO(out.read_text())))
     assert row["callId"] == call_id and row["transcript"].startswith("assistant: ")

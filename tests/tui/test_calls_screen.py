@@ -6,6 +6,7 @@ cannot be read is said; s saves the recording without the key; / finds words sai
 from __future__ import annotations
 
 import io
+import stat
 import wave
 from pathlib import Path
 
@@ -185,9 +186,11 @@ async def test_s_saves_the_recording_as_wav_fetched_without_the_key(tmp_path: Pa
         await completed_call(pilot, console)
         await pilot.press("s")
         entry = next(iter(calls_screen(pilot.app).items.values()))
-        saved = here / f"call-{entry.call_id}.wav"
+        # Named as Talk's ctrl+s names the agent's audio, and the person's alone.
+        saved = here / f"vap-call-{entry.call_id}-recording.wav"
         await until(pilot, saved.exists)
         await settle(pilot)
+        assert stat.S_IMODE(saved.stat().st_mode) == 0o600
         with wave.open(str(saved)) as audio:
             assert audio.getframerate() == 24000 and audio.getnframes() > 0
         assert made[0].recording_headers and all("authorization" not in h for h in made[0].recording_headers)
@@ -265,6 +268,7 @@ async def test_e_exports_every_call_with_its_transcript(tmp_path: Path, here: Pa
         import json
 
         [exported] = json.loads(next(here.glob("calls-sandbox-*.json")).read_text())
+        assert stat.S_IMODE(next(here.glob("calls-sandbox-*.json")).stat().st_mode) == 0o600
         assert exported["status"] == "completed" and exported["transcript"][0]["role"] == "assistant"
 
 

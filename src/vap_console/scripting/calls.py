@@ -250,8 +250,10 @@ def export(session: Session, fmt: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    from vap_console.local_files import write_private
+
     try:
-        output.write_text(text, encoding="utf-8")
+        write_private(output, text)  # every transcript in it: the person's alone (0600)
     except OSError as exc:
         raise Failure(f"--output {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     say(f"wrote {len(entries)} calls to {output}")
