@@ -8,7 +8,8 @@ cached on it (``cache_record``) so the list, the chart and the export need no ne
 Safe with several processes: WAL (readers never wait for the writer), a busy timeout, and short
 transactions, one statement each; a connection per operation, so no thread or process shares one.
 A commit is durable (``synchronous=FULL``): a process killed mid-write loses only the write it
-had not committed. No secret is stored: no key, and never a recording URL (it is signed; the
+had not committed. The file, its -wal and -shm are its owner's alone (0600, in a 0700 folder).
+No secret is stored: no key, and never a recording URL (it is signed; the
 record is read again for a fresh one).
 """
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vap_console.ledger.schema import migrate
+from vap_console.local_files import create_private, make_private, private_dir
 
 if TYPE_CHECKING:
     from vap_console.api.models.calls import CallRecord
@@ -178,7 +180,12 @@ class Ledger:
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         if not self._ready:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Every transcript is in it: the folder 0700, the file 0600 before SQLite opens it, so
+            # the -wal and -shm SQLite makes later take the file's mode (older ones are narrowed).
+            private_dir(self.path.parent)
+            create_private(self.path)
+            for extra in ("-wal", "-shm"):
+                make_private(self.path.with_name(self.path.name + extra))
         # isolation_level=None: autocommit, so each statement is its own short transaction and
         # BEGIN IMMEDIATE is ours to write where a read and a write must go together. Closing the
         # connection (always, below) rolls back a transaction an exception left open.
