@@ -201,6 +201,28 @@ class Ledger:
         finally:
             conn.close()
 
+    # --- whose calls ---
+
+    def account(self) -> str | None:
+        """The fingerprint of the account whose calls this file keeps; None when none was noted
+        (a file written before accounts were told apart)."""
+        with self._connect() as conn:
+            found = conn.execute("SELECT value FROM meta WHERE name = 'account'").fetchone()
+        return str(found[0]) if found else None
+
+    def note_account(self, tag: str, *, unless_other: bool = False) -> bool:
+        """Note that this file keeps the calls of account ``tag``. ``unless_other``: only when it
+        notes no other account yet. Whether the file is now that account's."""
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            found = conn.execute("SELECT value FROM meta WHERE name = 'account'").fetchone()
+            if unless_other and found is not None and found[0] != tag:
+                conn.execute("ROLLBACK")
+                return False
+            conn.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('account', ?)", (tag,))
+            conn.execute("COMMIT")
+        return True
+
     # --- writing ---
 
     def record_started(

@@ -60,6 +60,8 @@ class Session:
     resolved_profile: str = ""
     # Where the calls ledger lives (None: the user's data directory; tests point it elsewhere).
     data_dir: Path | None = None
+    # The ledger once chosen (the keyring may have been asked): one per command.
+    _ledger: Any = field(default=None, repr=False)
 
     @property
     def on_terminal(self) -> bool:
@@ -117,15 +119,17 @@ class Session:
 
 
     def ledger(self) -> Ledger:
-        """This profile's calls ledger (the profile named, else the active one)."""
-        from vap_console.credentials import CredentialsInputError, KeyStore, ProfilesFileError
-        from vap_console.ledger import Ledger
+        """The calls ledger of the account in use: the profile's (named, else the active one), or
+        the account VAP_API_KEY / VAP_BASE_URL reach (ledger/accounts.py). Kept for the command."""
+        from vap_console.credentials import CredentialsInputError, KeyringUnavailable, KeyStore, ProfilesFileError
+        from vap_console.ledger.accounts import files_for
 
-        try:
-            name = (self.keystore or KeyStore()).profile_name(self.profile)
-        except (CredentialsInputError, ProfilesFileError) as exc:
-            raise Failure(str(exc), EXIT_USAGE) from None
-        return Ledger(name, data_dir=self.data_dir)
+        if self._ledger is None:
+            try:
+                self._ledger = files_for(self.keystore or KeyStore(), self.profile, data_dir=self.data_dir).ledger
+            except (CredentialsInputError, ProfilesFileError, KeyringUnavailable) as exc:
+                raise Failure(str(exc), EXIT_USAGE) from None
+        return self._ledger
 
 
 def _isatty(stream: Any) -> bool:
