@@ -109,7 +109,7 @@ async def start_webcall(request: Request) -> Response:
     if key.start_fails_first and agent.id not in account.failed_starts:
         account.failed_starts.add(agent.id)
         raise Problem(502, "agent_start_failed", f"{agent.name} could not be started; safe to retry.")
-    call_id = account.next_id("call")
+    call_id = account.next_call_id()
     # The real service's room names are call- and 32 hex digits.
     room = "call-" + call_id.replace("-", "")
     claims = {"room": room, "agent": agent.id, "call": call_id, "iat": int(now.timestamp()),

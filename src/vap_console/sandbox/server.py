@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
+import secrets
 import signal
 import socket
 import sys
@@ -211,7 +212,9 @@ def serve_main(
         reason = "the port is already in use" if exc.errno in (98, 48, 10048) else (exc.strerror or str(exc))
         print(f"vap sandbox: cannot listen on {host}:{port}: {reason}", file=sys.stderr)
         return EXIT_FAILURE
-    app = create_app(clock=SystemClock(speed), rate_limit=rate_limit, faults=parsed)
+    # Call ids of its own: a console keeps calls across sandbox starts in one ledger (the account of
+    # this address and key), where ids repeating from an earlier start took over older calls' rows.
+    app = create_app(clock=SystemClock(speed), rate_limit=rate_limit, faults=parsed, run_seed=secrets.token_hex(8))
     actual_port = sock.getsockname()[1]
     print(banner(_url(host, actual_port), speed, rate_limit, parsed), flush=True)
     server = _Server(_config(app, log_config=uvicorn.config.LOGGING_CONFIG))
