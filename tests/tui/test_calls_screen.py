@@ -312,3 +312,20 @@ async def test_what_a_caller_said_is_shown_literally_never_as_markup_or_terminal
         detail = plain(pilot.app.screen.query_one("#detail", Static))
         assert "[bold red]pay now[/]" in detail and "[link=x]ua_front[/link]" in detail
         assert "\x1b" not in detail and "\u202e" not in detail
+
+
+async def test_a_call_whose_id_the_server_gives_to_another_call_is_kept_not_taken_over(tmp_path: Path) -> None:
+    """A sandbox started again gives an old id to a new call: the row stays the call it was (a
+    Talk call of its agent), marked not found with why, and is not read again."""
+    from vap_console.ledger import Ledger
+    from vap_console.scripting.calls import SANDBOX_CALL
+
+    Ledger("sandbox", data_dir=tmp_path / "index").record_started(SANDBOX_CALL, "ua_priya", "talk")
+    console = build_console(start_screen="calls", index_dir=tmp_path / "index")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen) and statuses(pilot.app) == ["not found"])
+        await settle(pilot)
+        [entry] = calls_screen(pilot.app).items.values()
+        assert (entry.kind, entry.agent) == ("talk", "ua_priya")
+        assert entry.read_error and "kept already for another call" in entry.read_error
+        assert pilot.app.is_running

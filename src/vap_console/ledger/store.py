@@ -46,6 +46,25 @@ _COLUMNS = ("row, call_id, agent, kind, to_number, from_ref, noted_at, outcome, 
 
 _NAMES = tuple(name.strip() for name in _COLUMNS.split(","))
 
+# The server's kinds of call next to the ledger's: a Talk session is a "socket" call on the server.
+_SAME_KIND = {"talk": "socket"}
+
+
+def _kind(kind: str | None) -> str | None:
+    return _SAME_KIND.get(kind or "", kind)
+
+
+class CallIdTaken(LookupError):
+    """The id is kept already for another call (a sandbox started again gives old ids anew): the
+    ledger keeps the call it had and says so, rather than letting the new one take its row."""
+
+    def __init__(self, call_id: str, kind: str, agent: str, noted_at: str) -> None:
+        self.call_id = call_id
+        super().__init__(
+            f"call id {call_id} is kept already for another call (a {kind} call of {agent or 'an unknown agent'} "
+            f"noted {noted_at}); the server gives that id to a different call now (a sandbox started again?). "
+            "The ledger keeps the call it had; nothing was overwritten")
+
 
 def default_data_dir() -> Path:
     import platformdirs
@@ -243,11 +262,22 @@ class Ledger:
         if kind not in KINDS:
             raise ValueError(f"kind {kind!r}: must be one of {', '.join(KINDS)}")
         with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            kept = conn.execute("SELECT kind, agent, noted_at FROM calls WHERE call_id = ?",
+                                (call_id.strip(),)).fetchone()
+            if kept is not None:
+                conn.execute("ROLLBACK")
+                # The same call told again (by the console and a script, say) changes nothing;
+                # another call under that id is refused aloud.
+                if kept[0] != "elsewhere" and (_kind(kept[0]) != _kind(kind) or (kept[1] and kept[1] != agent)):
+                    raise CallIdTaken(call_id.strip(), kept[0], kept[1], kept[2])
+                return
             conn.execute(
                 "INSERT INTO calls (call_id, agent, kind, to_number, from_ref, noted_at, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_id) DO NOTHING",
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (call_id.strip(), agent, kind, to_number, from_ref, _iso(at or _now()), status),
             )
+            conn.execute("COMMIT")
 
     def record_unknown(
         self,
@@ -292,6 +322,12 @@ class Ledger:
             "read_at": _iso(at or _now()),
         }
         with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            kept = conn.execute("SELECT kind, agent, noted_at, created_at FROM calls WHERE call_id = ?",
+                                (record.id,)).fetchone()
+            if kept is not None and _another_call(kept[0], kept[3], record):
+                conn.execute("ROLLBACK")
+                raise CallIdTaken(record.id, kept[0], kept[1], kept[2])
             conn.execute(
                 "INSERT INTO calls (call_id, agent, kind, to_number, from_ref, noted_at) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (call_id) DO NOTHING",
@@ -301,6 +337,7 @@ class Ledger:
             sets = ", ".join(f"{name} = :{name}" for name in values)
             conn.execute(f"UPDATE calls SET {sets}, read_error = NULL WHERE call_id = :call_id",
                          {**values, "call_id": record.id})
+            conn.execute("COMMIT")
 
     def record_unreadable(self, call_id: str, problem: str, *, at: datetime | None = None, gone: bool) -> None:
         """The call's record could not be read (``problem`` says why); ``gone``: the server does
@@ -398,6 +435,14 @@ class Ledger:
                  for e in entries],
             )
             conn.execute("COMMIT")
+
+
+def _another_call(kept_kind: str, kept_created: str | None, record: CallRecord) -> bool:
+    """Whether ``record`` is a different call from the one kept under its id: another kind, or
+    created at another time than the server said before."""
+    if kept_kind != "elsewhere" and record.kind and _kind(kept_kind) != _kind(record.kind):
+        return True
+    return bool(kept_created and record.created_at and kept_created != _iso(record.created_at))
 
 
 def _entry(row: Sequence[Any], transcript: str | None = None) -> CallEntry:

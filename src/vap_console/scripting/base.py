@@ -251,11 +251,11 @@ def keep_call(session: Session, call_id: str, agent: str, kind: str, **more: Any
     so a failure to write is a warning that says how to add it later, not the command's end."""
     import sqlite3
 
-    from vap_console.ledger import LedgerTooNew
+    from vap_console.ledger import CallIdTaken, LedgerTooNew
 
     try:
         session.ledger().record_started(call_id, agent, kind, **more)
-    except (OSError, sqlite3.Error, LedgerTooNew, Failure) as exc:
+    except (OSError, sqlite3.Error, LedgerTooNew, Failure, CallIdTaken) as exc:
         say(f"warning: call {call_id} could not be kept in the calls ledger ({exc}); "
             f"`vap calls add {call_id}` adds it later")
 

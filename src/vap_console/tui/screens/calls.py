@@ -27,7 +27,7 @@ from textual.worker import Worker
 
 from vap_console.api import errors
 from vap_console.api.models.calls import CallRecord
-from vap_console.ledger import CallEntry, Ledger
+from vap_console.ledger import CallEntry, CallIdTaken, Ledger
 from vap_console.ledger.export import export as render_export
 from vap_console.local_files import call_audio_name, write_private
 from vap_console.tui import format as fmt
@@ -252,7 +252,13 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
                         len(record.transcript or ()), bool(record.recording_url), record.summary)
                 if seen.get(call_id) != said:
                     seen[call_id], changed = said, True
-                    await book.cache(record)
+                    try:
+                        await book.cache(record)
+                    except CallIdTaken as taken:
+                        # The server gives this id to another call now (a sandbox started again):
+                        # the kept call is gone from it, and is not read again nor overwritten.
+                        unreadable[call_id] = str(taken)
+                        await book.unreadable(call_id, unreadable[call_id], gone=True)
             self.post_message(self.Polled(unreadable, changed))
             await asyncio.sleep(self.POLL_SECONDS)
 

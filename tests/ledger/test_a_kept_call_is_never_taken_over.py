@@ -1,0 +1,51 @@
+"""An id already kept for one call is never overwritten by another (issue 32 point 4): a sandbox
+started again gave its first ids anew, and a new web call silently took over an old Talk call's
+row (shown as a web call with another agent's transcript). The ledger keeps the call it had and
+says so; the same call told again still changes nothing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from vap_console.api.models import CallRecord
+from vap_console.ledger import CallIdTaken, Ledger
+
+
+def record(**fields) -> CallRecord:
+    return CallRecord.model_validate({
+        "id": "c1", "status": "completed", "agentId": "ag-priya", "kind": "socket",
+        "createdAt": "2026-11-20T10:00:00Z", "transcript": [{"role": "assistant", "content": "Priya here"}],
+        **fields,
+    })
+
+
+def test_a_new_call_under_a_kept_id_is_refused_aloud_and_the_old_row_stays(ledger: Ledger) -> None:
+    ledger.record_started("c1", "ua_priya", "talk", at=datetime(2026, 11, 20, 10, tzinfo=UTC))
+    ledger.cache_record(record())
+    with pytest.raises(CallIdTaken) as taken:
+        ledger.record_started("c1", "ua_meera", "web")
+    assert "c1" in str(taken.value) and "nothing was overwritten" in str(taken.value)
+    # What the server now says of that id is another call (another kind, another start): refused too.
+    with pytest.raises(CallIdTaken):
+        ledger.cache_record(record(kind="web", agentId="ag-meera", createdAt="2026-11-28T09:00:00Z",
+                                   transcript=[{"role": "assistant", "content": "Meera here"}]))
+    with pytest.raises(CallIdTaken):
+        ledger.cache_record(record(createdAt="2026-11-28T09:00:00Z"))
+    [entry] = ledger.entries()
+    assert (entry.kind, entry.agent) == ("talk", "ua_priya")
+    assert [t.content for t in ledger.get("c1").transcript] == ["Priya here"]  # type: ignore[union-attr]
+
+
+def test_the_same_call_told_again_is_kept_once_and_updated(ledger: Ledger) -> None:
+    ledger.record_started("c1", "ua_priya", "talk")
+    ledger.record_started("c1", "ua_priya", "talk")
+    ledger.cache_record(record(status="in_progress"))
+    ledger.cache_record(record())  # read again: the same call, further on
+    ledger.record_started("c1", "ua_priya", "talk")
+    assert ledger.count() == 1 and ledger.get("c1").status == "completed"  # type: ignore[union-attr]
+    # A call first kept from what the server said is read again as that call.
+    ledger.cache_record(record(id="c2", kind="web"))
+    ledger.cache_record(record(id="c2", kind="web", status="completed"))
+    assert ledger.get("c2").kind == "web"  # type: ignore[union-attr]
