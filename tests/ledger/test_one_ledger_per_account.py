@@ -117,3 +117,13 @@ def test_no_ledger_or_index_path_or_content_holds_a_key(tmp_path: Path, env: dic
             assert key not in str(path) and key[-8:] not in str(path)
             if path.is_file():
                 assert key.encode() not in path.read_bytes()
+
+
+@pytest.mark.parametrize("env", [{}, {"VAP_API_KEY": REAL_KEY}])
+def test_a_damaged_ledger_does_not_stop_the_choice(tmp_path: Path, env: dict[str, str]) -> None:
+    """The console starts (its ledger's own use says what is wrong, in a toast), rather than not at all."""
+    path = ledger_path("work", tmp_path / "data")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a database" * 100)
+    chosen = files(tmp_path, **env)
+    assert chosen.ledger.path.parent == path.parent

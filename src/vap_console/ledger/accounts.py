@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from vap_console.cleartext import is_this_machine
 from vap_console.credentials import KeyStore, LocalIndex, ProfilesFileError, ResolvedCredentials
 from vap_console.credentials.index import write_atomically
 from vap_console.credentials.keystore import env_api_key, env_base_url
+from vap_console.ledger.schema import LedgerTooNew
 from vap_console.ledger.store import Ledger, ledger_path
 
 ACCOUNT_PREFIX = "account-"
@@ -73,7 +77,7 @@ def account_files(store: KeyStore, creds: ResolvedCredentials, *, data_dir: Path
     own_url = stored is not None and _same_url(creds.base_url, stored_url)
     if own_url and creds.source != "env":
         files = _profile_files(profile, tag, data_dir)
-        files.ledger.note_account(tag)
+        _quietly(lambda: files.ledger.note_account(tag))
         return files
     name = ACCOUNT_PREFIX + tag
     index = LocalIndex(profile if stored is not None else name, data_dir=data_dir)
@@ -81,15 +85,24 @@ def account_files(store: KeyStore, creds: ResolvedCredentials, *, data_dir: Path
         _keep_env_index(index, creds.base_url, data_dir)
     if ledger_path(profile, data_dir).exists():
         ledger = Ledger(profile, data_dir=data_dir)
-        noted = ledger.account()
+        noted = _quietly(ledger.account, "unreadable")
         host = urlsplit(creds.base_url).hostname or ""
         takes_over = noted is None and (own_url or (stored is None and not is_this_machine(host)))
-        if noted == tag or (takes_over and ledger.note_account(tag, unless_other=True)):
+        if noted == tag or (takes_over and _quietly(lambda: ledger.note_account(tag, unless_other=True))):
             return AccountFiles(profile, tag, ledger, index)
     files = AccountFiles(name, tag, Ledger(profile, path=ledger_path(name, data_dir)),
                          LocalIndex(name, data_dir=data_dir))
-    files.ledger.note_account(tag)
+    _quietly(lambda: files.ledger.note_account(tag))
     return files
+
+
+def _quietly(read: Callable[[], Any], otherwise: Any = None) -> Any:
+    """A ledger read or note that may fail (a damaged or newer file): the choice goes on without
+    it, and the ledger's own use says what is wrong where the person sees it (a toast, one line)."""
+    try:
+        return read()
+    except (OSError, sqlite3.Error, LedgerTooNew):
+        return otherwise
 
 
 def env_index_name(base_url: str) -> str:
