@@ -248,6 +248,9 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         key, base_url = credentials.key, credentials.base_url
         if not key or not base_url:
             raise ValueError(f"profile {credentials.profile!r} has no usable key and base URL")
+        # The account's ledger and ids (ledger/accounts.py): chosen first, off the UI loop (it reads
+        # files), so that nothing else runs between the switch of client and of ledger.
+        files = await asyncio.to_thread(self._account_files, credentials)
         options = self.settings.client_options()
         factory = lambda: VapClient(base_url, key, **options)  # noqa: E731 - one line, read where it is used
         stack = AsyncExitStack()
@@ -257,8 +260,6 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         self._client_factory, self._client = factory, client
         self.profile_name, self.base_url = credentials.profile, base_url
         self.profile_label = profile_label(credentials, stored=True)
-        # The account's ledger and ids (ledger/accounts.py): it reads files, so off the UI loop.
-        files = await asyncio.to_thread(self._account_files, credentials)
         old_index, self.local_index = self.local_index, Remembered(files.index, self._index_failed)
         if old_index is not None:
             await old_index.aclose()
