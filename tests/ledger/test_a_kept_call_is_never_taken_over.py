@@ -67,6 +67,8 @@ def test_the_refusal_names_the_call_kept(ledger: Ledger) -> None:
     ("talk", "talk", "ua_meera", True),  # another agent
     ("elsewhere", "web", "ua_meera", False),  # added by id: what it was is not known
     ("web", "outbound", "ua_priya", True),
+    ("outbound", "web", "ua_priya", True),  # either way round
+    ("talk", "talk", "ua_zed", True),
 ])
 def test_what_counts_as_another_call_when_started(ledger: Ledger, kept: str, told: str, agent: str,
                                                   refused: bool) -> None:
@@ -91,6 +93,7 @@ def test_a_call_kept_with_no_agent_takes_any(ledger: Ledger) -> None:
     ("talk", {"kind": None}, False),  # the server said no kind: nothing to tell apart
     ("talk", {"kind": "socket"}, False),
     ("outbound", {"kind": "socket"}, True),
+    ("talk", {"kind": "web"}, True),
 ])
 def test_what_counts_as_another_call_when_read(ledger: Ledger, kept: str, fields: dict, refused: bool) -> None:
     ledger.record_started("c1", "ua_priya", kept)
@@ -116,3 +119,13 @@ def test_the_ledger_notes_whose_calls_it_keeps(ledger: Ledger) -> None:
     assert ledger.note_account("aaaa", unless_other=True) is True
     assert ledger.note_account("bbbb", unless_other=True) is False and ledger.account() == "aaaa"
     assert ledger.note_account("bbbb") is True and ledger.account() == "bbbb"
+    assert ledger.note_account("aaaa", unless_other=True) is False and ledger.account() == "bbbb"
+
+
+@pytest.mark.parametrize("created", ["2026-11-19T10:00:00Z", "2026-11-21T10:00:00Z"])
+def test_a_record_created_at_another_time_is_another_call(ledger: Ledger, created: str) -> None:
+    ledger.record_started("c1", "ua_priya", "talk")
+    ledger.cache_record(record())
+    with pytest.raises(CallIdTaken):
+        ledger.cache_record(record(createdAt=created, status="in_progress"))
+    assert ledger.get("c1").status == "completed"  # type: ignore[union-attr]
