@@ -16,12 +16,22 @@ def frame(n: int) -> bytes:
     return (n % 30000).to_bytes(2, "little", signed=True) * (FRAME // 2)
 
 
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_a_ten_minute_call_is_saved_whole_without_growing_memory(tmp_path: Path) -> None:
-    tape = AudioTape()
+    clock = Clock()
+    tape = AudioTape(clock=clock)
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        for n in range(10 * 60 * 50):  # 10 minutes of 20 ms frames
+        for n in range(10 * 60 * 50):  # 10 minutes of 20 ms frames, arriving in time
+            clock.now += 0.02
             tape.add(frame(n))
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
@@ -50,3 +60,42 @@ def test_saving_mid_call_keeps_recording_and_a_later_save_has_it_all(tmp_path: P
     with wave.open(str(tmp_path / "second.wav")) as wav:
         assert wav.readframes(10_000) == frame(1) + frame(2)
     tape.close()
+
+
+def test_the_tape_keeps_no_more_than_the_call_can_have_produced_so_far(tmp_path: Path) -> None:
+    """A server sending audio faster than speech (gigabytes in seconds) fills neither the spool
+    nor the WAV: a call 10 s old keeps at most 10 s plus a long turn sent ahead."""
+    from vap_console.api.audio import AHEAD_SECONDS
+
+    clock = Clock()
+    tape = AudioTape(clock=clock)
+    clock.now += 10
+    second = frame(0) * 50
+    for _ in range(3600):  # an hour of audio, all within the call's first ten seconds
+        tape.add(second)
+    assert tape.seconds == 10 + AHEAD_SECONDS
+    assert tape.refused == (3600 - 10 - AHEAD_SECONDS) * len(second)
+    # As the call goes on, what it says in time is kept again.
+    clock.now += 5
+    tape.add(second)
+    assert tape.seconds == 11 + AHEAD_SECONDS
+    tape.save(tmp_path / "call.wav")
+    with wave.open(str(tmp_path / "call.wav")) as wav:
+        assert wav.getnframes() == (11 + AHEAD_SECONDS) * 24000
+    tape.close()
+
+
+def test_the_saved_wav_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    tape = AudioTape()
+    tape.add(frame(1))
+    old = tmp_path / "call.wav"
+    old.write_bytes(b"an older file anyone could read")
+    old.chmod(0o644)
+    tape.save(old)
+    tape.save(tmp_path / "new.wav")
+    tape.close()
+    assert stat.S_IMODE(os.stat(old).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(tmp_path / "new.wav").st_mode) == 0o600

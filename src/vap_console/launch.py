@@ -7,7 +7,6 @@ person sees at most one line about it, never a traceback.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -138,7 +137,8 @@ def _run_in_browser(store: KeyStore, profile: str | None) -> int:
 def profile_console(store: KeyStore, creds: ResolvedCredentials, settings: Settings | None = None) -> VapApp:
     """The console `vap` runs on resolved credentials (tests build it the same way)."""
     from vap_console.api import VapClient
-    from vap_console.credentials import LocalIndex, ProfilesFileError
+    from vap_console.credentials import ProfilesFileError
+    from vap_console.ledger.accounts import account_files
     from vap_console.tui.app import make_app, profile_label
     from vap_console.tui.settings import Settings
 
@@ -148,16 +148,18 @@ def profile_console(store: KeyStore, creds: ResolvedCredentials, settings: Setti
         stored = creds.profile in store.profiles.load().profiles
     except ProfilesFileError:
         stored = False
-    # A VAP_API_KEY session with no such profile: its remembered ids belong to that server, not
-    # to whichever "default" another env session used against another server.
-    index = creds.profile if stored or creds.source != "env" else env_index_name(base_url)
+    # The calls ledger and the remembered ids are the account's (the server and key in use), not
+    # the profile's: a VAP_API_KEY session against a sandbox keeps its calls apart from the real
+    # account's. The profile's own key at its own server: its files, as always.
+    files = account_files(store, creds)
     # config.toml's [network] limits (deadlines, largest answer) for the client.
     options = (settings or Settings()).client_options()
     app = make_app(
         client_factory=lambda: VapClient(base_url, key, **options),
         profile_name=creds.profile,
         base_url=base_url,
-        local_index=LocalIndex(index),
+        local_index=files.index,
+        ledger=files.ledger,
         settings=settings,
         credentials=store,
     )
@@ -168,14 +170,6 @@ def profile_console(store: KeyStore, creds: ResolvedCredentials, settings: Setti
     if warning:
         app.start_warnings.append(warning)
     return app
-
-
-def env_index_name(base_url: str) -> str:
-    """The local index of a VAP_API_KEY session: one per server, e.g. ``env-api.example.com``."""
-    from urllib.parse import urlsplit
-
-    host = urlsplit(base_url).netloc or base_url
-    return ("env-" + re.sub(r"[^A-Za-z0-9_.-]", "-", host))[:64]
 
 
 def _run(app: App[Any]) -> int:

@@ -27,3 +27,16 @@ def test_a_stored_sample_is_read_back_and_a_damaged_one_is_not(tmp_path: Path) -
     assert cache.put(path, _wav()) == path and cache.get(path) == _wav()
     path.write_bytes(_wav()[:20])  # cut short
     assert cache.get(path) is None
+
+
+def test_the_samples_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    old = tmp_path / "samples"
+    old.mkdir(mode=0o755)  # as an older vap-console left it
+    os.chmod(old, 0o755)
+    cache = SampleCache(old)
+    path = cache.put(cache.path_for("default", "muga", None, None, "[happy] Hello"), _wav())
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(old).st_mode) == 0o700

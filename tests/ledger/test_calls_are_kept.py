@@ -40,7 +40,7 @@ def test_a_started_call_is_listed_with_what_the_server_said_after(ledger: Ledger
 
 def test_recording_the_same_call_twice_keeps_one_row_and_its_cache(ledger: Ledger) -> None:
     ledger.record_started("c1", "ua_front", "web")
-    ledger.cache_record(_record())
+    ledger.cache_record(_record(kind="web"))
     ledger.record_started("c1", "ua_front", "web")
     assert ledger.count() == 1 and ledger.get("c1").status == "completed"  # type: ignore[union-attr]
 

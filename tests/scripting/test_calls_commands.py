@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import stat
 
 from tests.lost_call_answer import LoseCallAnswer
 from tests.scripting.conftest import Vap
@@ -41,7 +42,9 @@ def test_a_placed_call_is_read_to_its_end_with_its_transcript(vap: Vap, sandbox_
     placed = place(vap, "+919812340001", "--yes", "--json")
     assert placed.code == 0, placed.err
     call_id = placed.json()["callId"]
-    assert vap("calls", "list", "--json").json()[0]["status"] == "not read yet"
+    # Offline, the ledger as it is; else the call not yet ended is read again first.
+    assert vap("calls", "list", "--offline", "--json").json()[0]["status"] == "not read yet"
+    assert vap("calls", "list", "--json").json()[0]["status"] == "calling"
     sandbox_clock.advance(60)
     shown = vap("calls", "show", call_id)
     assert shown.code == 0 and "completed" in shown.out and "participant_disconnected" in shown.out
@@ -99,5 +102,37 @@ def test_export_holds_every_call_with_its_transcript(vap: Vap, sandbox_clock, tm
     assert as_json[0]["callId"] == call_id and len(as_json[0]["transcript"]) >= 3
     out = tmp_path / "calls.csv"
     assert vap("calls", "export", "--format", "csv", "--output", str(out)).code == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600  # every transcript: its owner's alone
     [row] = list(csv.DictReader(io.StringIO(out.read_text())))
     assert row["callId"] == call_id and row["transcript"].startswith("assistant: ")
+
+
+def test_list_reads_again_the_calls_not_yet_ended(vap: Vap, sandbox_clock) -> None:
+    """As the Calls screen does: a listing shows where each call is now, not "not read yet"."""
+    call_id = place(vap, "+919812340001", "--yes", "--json").json()["callId"]
+    sandbox_clock.advance(60)
+    listed = vap("calls", "list")
+    assert listed.code == 0 and "not read yet" not in listed.out and "completed" in listed.out
+    [row] = vap("calls", "list", "--json").json()
+    assert (row["callId"], row["status"], row["creditsCharged"]) == (call_id, "completed", 3)
+    # Ended, it is not read again: the next listing sends nothing.
+    vap.sent.clear()
+    vap("calls", "list")
+    assert not [s for s in vap.sent if "/v1/calls/" in s]
+
+
+def test_an_id_the_ledger_keeps_for_another_call_is_refused_not_overwritten(vap: Vap) -> None:
+    """A sandbox started again gives old ids anew: the call the ledger kept under that id stays."""
+    from vap_console.scripting.calls import SANDBOX_CALL
+
+    vap.session().ledger().record_started(SANDBOX_CALL, "ua_priya", "talk")
+    for command in (("calls", "show", SANDBOX_CALL), ("calls", "add", SANDBOX_CALL)):
+        refused = vap(*command)
+        assert refused.code != 0 and "Traceback" not in refused.err
+        said = " ".join(refused.err.split())
+        assert "kept already for another call" in said and "nothing was overwritten" in said
+    [kept] = vap("calls", "list", "--offline", "--json").json()
+    assert (kept["kind"], kept["agent"]) == ("talk", "ua_priya")
+    # Read again by `vap calls list`: marked, not taken over, and not read again.
+    listed = vap("calls", "list", "--json").json()
+    assert [(c["kind"], c["agent"], c["status"]) for c in listed] == [("talk", "ua_priya", "not found")]

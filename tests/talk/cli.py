@@ -49,14 +49,18 @@ class Talker:
     @property
     def started(self) -> list[tuple[str, str, str]]:
         """The calls the commands kept in the calls ledger, oldest first: (call id, agent, kind)."""
-        from vap_console.ledger import Ledger
+        from vap_console.ledger.accounts import files_for
 
-        ledger = Ledger("default", data_dir=self.tmp / "data")  # VAP_API_KEY with no profile
+        # VAP_API_KEY with no profile: the ledger of that account (the sandbox's key and address).
+        ledger = files_for(self.store(), None, data_dir=self.tmp / "data").ledger
         return [(e.call_id or "", e.agent, e.kind) for e in reversed(ledger.entries())]
 
+    def store(self, key: str = "agent") -> KeyStore:
+        return KeyStore(profiles=ProfileStore(self.tmp),
+                        env={"VAP_API_KEY": f"sk_sandbox_{key}", "VAP_BASE_URL": self.sandbox.base_url})
+
     def __call__(self, *args: str, terminal: bool = False, key: str = "agent") -> Result:
-        store = KeyStore(profiles=ProfileStore(self.tmp),
-                         env={"VAP_API_KEY": f"sk_sandbox_{key}", "VAP_BASE_URL": self.sandbox.base_url})
+        store = self.store(key)
         session = Session(client_factory=lambda url, k: self.client_class(url, k, transport=httpx.AsyncHTTPTransport()),
                           keystore=store, terminal_out=terminal, terminal_in=terminal,
                           data_dir=self.tmp / "data")

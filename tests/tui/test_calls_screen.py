@@ -6,6 +6,7 @@ cannot be read is said; s saves the recording without the key; / finds words sai
 from __future__ import annotations
 
 import io
+import stat
 import wave
 from pathlib import Path
 
@@ -185,9 +186,11 @@ async def test_s_saves_the_recording_as_wav_fetched_without_the_key(tmp_path: Pa
         await completed_call(pilot, console)
         await pilot.press("s")
         entry = next(iter(calls_screen(pilot.app).items.values()))
-        saved = here / f"call-{entry.call_id}.wav"
+        # Named as Talk's ctrl+s names the agent's audio, and the person's alone.
+        saved = here / f"vap-call-{entry.call_id}-recording.wav"
         await until(pilot, saved.exists)
         await settle(pilot)
+        assert stat.S_IMODE(saved.stat().st_mode) == 0o600
         with wave.open(str(saved)) as audio:
             assert audio.getframerate() == 24000 and audio.getnframes() > 0
         assert made[0].recording_headers and all("authorization" not in h for h in made[0].recording_headers)
@@ -265,6 +268,7 @@ async def test_e_exports_every_call_with_its_transcript(tmp_path: Path, here: Pa
         import json
 
         [exported] = json.loads(next(here.glob("calls-sandbox-*.json")).read_text())
+        assert stat.S_IMODE(next(here.glob("calls-sandbox-*.json")).stat().st_mode) == 0o600
         assert exported["status"] == "completed" and exported["transcript"][0]["role"] == "assistant"
 
 
@@ -308,3 +312,20 @@ async def test_what_a_caller_said_is_shown_literally_never_as_markup_or_terminal
         detail = plain(pilot.app.screen.query_one("#detail", Static))
         assert "[bold red]pay now[/]" in detail and "[link=x]ua_front[/link]" in detail
         assert "\x1b" not in detail and "\u202e" not in detail
+
+
+async def test_a_call_whose_id_the_server_gives_to_another_call_is_kept_not_taken_over(tmp_path: Path) -> None:
+    """A sandbox started again gives an old id to a new call: the row stays the call it was (a
+    Talk call of its agent), marked not found with why, and is not read again."""
+    from vap_console.ledger import Ledger
+    from vap_console.scripting.calls import SANDBOX_CALL
+
+    Ledger("sandbox", data_dir=tmp_path / "index").record_started(SANDBOX_CALL, "ua_priya", "talk")
+    console = build_console(start_screen="calls", index_dir=tmp_path / "index")
+    async with console.app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen) and statuses(pilot.app) == ["not found"])
+        await settle(pilot)
+        [entry] = calls_screen(pilot.app).items.values()
+        assert (entry.kind, entry.agent) == ("talk", "ua_priya")
+        assert entry.read_error and "kept already for another call" in entry.read_error
+        assert pilot.app.is_running

@@ -115,7 +115,7 @@ async def test_ctrl_s_saves_the_agents_audio_as_a_wav(tmp_path) -> None:
             screen.save_dir = tmp_path
             await console.play(pilot, 1.01)
             await pilot.press("ctrl+s")
-            saved = tmp_path / f"vap-call-{screen.talk.call_id}.wav"
+            saved = tmp_path / f"vap-call-{screen.talk.call_id}-agent.wav"
             await until(pilot, saved.exists)
             with wave.open(str(saved)) as wav:
                 assert (wav.getframerate(), wav.getnchannels(), wav.getsampwidth()) == (24000, 1, 2)

@@ -9,20 +9,30 @@ player and the choice between them are in ``vap_console/audio_stream.py``.
 WAV. It keeps the whole call in an unnamed temporary file, not in memory: 2.88 MB a minute of the
 agent's speech (48,000 bytes a second) would otherwise grow the console's memory for as long as
 the call lasts. The file is gone when the tape is closed (or the process ends).
+
+The tape keeps only what a call can really produce: the agent speaks in time, so no more than the
+seconds since the tape started plus ``AHEAD_SECONDS`` (a turn synthesised faster than it is
+spoken arrives ahead of time). A server sending audio faster than that (gigabytes in seconds)
+fills neither the disk nor the saved WAV; what is past the bound is counted in ``refused``.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 import wave
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Protocol
 
 from vap_console.api.realtime import SAMPLE_RATE, SAMPLE_WIDTH
+from vap_console.local_files import open_private
 
 # A WAV's sizes are 32-bit: about 24.8 hours of 24 kHz 16-bit mono fit; a tape stops short of that.
 MAX_TAPE_SECONDS = 24 * 3600
+# How far ahead of the clock the agent's audio may arrive: a whole long turn sent at once.
+AHEAD_SECONDS = 120
 
 
 class Player(Protocol):
@@ -63,21 +73,33 @@ class SilentPlayer:
 class AudioTape:
     """What the agent said, spooled to a temporary file, to save as a WAV."""
 
-    def __init__(self, sample_rate: int = SAMPLE_RATE, max_seconds: int = MAX_TAPE_SECONDS) -> None:
+    def __init__(self, sample_rate: int = SAMPLE_RATE, max_seconds: int = MAX_TAPE_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.sample_rate = sample_rate
         self._file: IO[bytes] | None = None
         self._size = 0
         self._max = sample_rate * SAMPLE_WIDTH * max_seconds
+        self._clock = clock
+        self._started = clock()
+        # Bytes not kept: more than the call could have produced by then.
+        self.refused = 0
+
+    def _room(self) -> int:
+        elapsed = max(0.0, self._clock() - self._started)
+        produced = int((elapsed + AHEAD_SECONDS) * self.sample_rate) * SAMPLE_WIDTH
+        return min(self._max, produced) - self._size
 
     def add(self, pcm: bytes) -> None:
-        room = self._max - self._size
+        room = self._room()
         if room <= 0 or not pcm:
+            self.refused += len(pcm)
             return
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix="vap-call-")  # noqa: SIM115 - kept open for the call
         piece = pcm[:room - room % SAMPLE_WIDTH]
         self._file.write(piece)
         self._size += len(piece)
+        self.refused += len(pcm) - len(piece)
 
     @property
     def seconds(self) -> float:
@@ -88,8 +110,8 @@ class AudioTape:
 
     def save(self, path: Path) -> None:
         """Write a 16-bit mono WAV of everything so far (OSError if it cannot be written); the tape
-        goes on recording."""
-        with wave.open(str(path), "wb") as out:
+        goes on recording. The file is the person's alone (0600)."""
+        with open_private(path) as raw, wave.open(raw, "wb") as out:
             out.setnchannels(1)
             out.setsampwidth(SAMPLE_WIDTH)
             out.setframerate(self.sample_rate)

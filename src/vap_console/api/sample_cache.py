@@ -4,7 +4,7 @@ A sample is keyed by (profile, engine, voice or description, text): the file's n
 them, so the folder says nothing of what was said or by whom, and it holds no secret (no key, no
 base URL). The folder is the user's cache directory (platformdirs, as credentials/ chooses its
 paths); ``cache_dir`` and tests pass another. A sample is written to a temporary file and renamed,
-so a half-written one is never read back as a whole.
+so a half-written one is never read back as a whole. The folder is 0700 and each sample 0600.
 
 Blocking file I/O: the console calls these in a worker thread.
 """
@@ -20,6 +20,7 @@ from pathlib import Path
 import platformdirs
 
 from vap_console.api.speech import wav_problem
+from vap_console.local_files import private_dir
 
 APP_NAME = "vap-console"
 
@@ -49,7 +50,8 @@ class SampleCache:
         return data if wav_problem(data) is None else None
 
     def put(self, path: Path, data: bytes) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # What was said, in a voice: the folder is its owner's alone (0700), each file 0600 (mkstemp).
+        private_dir(path.parent)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".sample-", suffix=".wav")
         try:
             with os.fdopen(handle, "wb") as out:

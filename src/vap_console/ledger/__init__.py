@@ -5,6 +5,7 @@ from vap_console.ledger.store import (
     KINDS,
     OUTCOME_UNKNOWN,
     CallEntry,
+    CallIdTaken,
     DaySpend,
     Ledger,
     Total,
@@ -13,6 +14,6 @@ from vap_console.ledger.store import (
 )
 
 __all__ = [
-    "KINDS", "OUTCOME_UNKNOWN", "SCHEMA_VERSION", "CallEntry", "DaySpend", "Ledger", "LedgerTooNew", "Total",
-    "Turn", "ledger_path",
+    "KINDS", "OUTCOME_UNKNOWN", "SCHEMA_VERSION", "CallEntry", "CallIdTaken", "DaySpend", "Ledger", "LedgerTooNew",
+    "Total", "Turn", "ledger_path",
 ]

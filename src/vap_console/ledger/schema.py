@@ -43,6 +43,14 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX calls_noted ON calls (noted_at);
     """,
+    """
+    -- What the file says of itself. 'account': the one-way fingerprint of the account (server and
+    -- key, never the key) whose calls it keeps (ledger/accounts.py).
+    CREATE TABLE meta (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

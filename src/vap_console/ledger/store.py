@@ -8,7 +8,8 @@ cached on it (``cache_record``) so the list, the chart and the export need no ne
 Safe with several processes: WAL (readers never wait for the writer), a busy timeout, and short
 transactions, one statement each; a connection per operation, so no thread or process shares one.
 A commit is durable (``synchronous=FULL``): a process killed mid-write loses only the write it
-had not committed. No secret is stored: no key, and never a recording URL (it is signed; the
+had not committed. The file, its -wal and -shm are its owner's alone (0600, in a 0700 folder).
+No secret is stored: no key, and never a recording URL (it is signed; the
 record is read again for a fresh one).
 """
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vap_console.ledger.schema import migrate
+from vap_console.local_files import create_private, make_private, private_dir
 
 if TYPE_CHECKING:
     from vap_console.api.models.calls import CallRecord
@@ -43,6 +45,25 @@ _COLUMNS = ("row, call_id, agent, kind, to_number, from_ref, noted_at, outcome, 
             "read_at, read_error")
 
 _NAMES = tuple(name.strip() for name in _COLUMNS.split(","))
+
+# The server's kinds of call next to the ledger's: a Talk session is a "socket" call on the server.
+_SAME_KIND = {"talk": "socket"}
+
+
+def _kind(kind: str | None) -> str | None:
+    return _SAME_KIND.get(kind or "", kind)
+
+
+class CallIdTaken(LookupError):
+    """The id is kept already for another call (a sandbox started again gives old ids anew): the
+    ledger keeps the call it had and says so, rather than letting the new one take its row."""
+
+    def __init__(self, call_id: str, kind: str, agent: str, noted_at: str) -> None:
+        self.call_id = call_id
+        super().__init__(
+            f"call id {call_id} is kept already for another call (a {kind} call of {agent or 'an unknown agent'} "
+            f"noted {noted_at}); the server gives that id to a different call now (a sandbox started again?). "
+            "The ledger keeps the call it had; nothing was overwritten")
 
 
 def default_data_dir() -> Path:
@@ -178,7 +199,12 @@ class Ledger:
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         if not self._ready:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Every transcript is in it: the folder 0700, the file 0600 before SQLite opens it, so
+            # the -wal and -shm SQLite makes later take the file's mode (older ones are narrowed).
+            private_dir(self.path.parent)
+            create_private(self.path)
+            for extra in ("-wal", "-shm"):
+                make_private(self.path.with_name(self.path.name + extra))
         # isolation_level=None: autocommit, so each statement is its own short transaction and
         # BEGIN IMMEDIATE is ours to write where a read and a write must go together. Closing the
         # connection (always, below) rolls back a transaction an exception left open.
@@ -193,6 +219,28 @@ class Ledger:
             yield conn
         finally:
             conn.close()
+
+    # --- whose calls ---
+
+    def account(self) -> str | None:
+        """The fingerprint of the account whose calls this file keeps; None when none was noted
+        (a file written before accounts were told apart)."""
+        with self._connect() as conn:
+            found = conn.execute("SELECT value FROM meta WHERE name = 'account'").fetchone()
+        return str(found[0]) if found else None
+
+    def note_account(self, tag: str, *, unless_other: bool = False) -> bool:
+        """Note that this file keeps the calls of account ``tag``. ``unless_other``: only when it
+        notes no other account yet. Whether the file is now that account's."""
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            found = conn.execute("SELECT value FROM meta WHERE name = 'account'").fetchone()
+            if unless_other and found is not None and found[0] != tag:
+                conn.execute("ROLLBACK")
+                return False
+            conn.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('account', ?)", (tag,))
+            conn.execute("COMMIT")
+        return True
 
     # --- writing ---
 
@@ -214,11 +262,22 @@ class Ledger:
         if kind not in KINDS:
             raise ValueError(f"kind {kind!r}: must be one of {', '.join(KINDS)}")
         with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            kept = conn.execute("SELECT kind, agent, noted_at FROM calls WHERE call_id = ?",
+                                (call_id.strip(),)).fetchone()
+            if kept is not None:
+                conn.execute("ROLLBACK")
+                # The same call told again (by the console and a script, say) changes nothing;
+                # another call under that id is refused aloud.
+                if kept[0] != "elsewhere" and (_kind(kept[0]) != _kind(kind) or (kept[1] and kept[1] != agent)):
+                    raise CallIdTaken(call_id.strip(), kept[0], kept[1], kept[2])
+                return
             conn.execute(
                 "INSERT INTO calls (call_id, agent, kind, to_number, from_ref, noted_at, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (call_id) DO NOTHING",
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (call_id.strip(), agent, kind, to_number, from_ref, _iso(at or _now()), status),
             )
+            conn.execute("COMMIT")
 
     def record_unknown(
         self,
@@ -263,6 +322,12 @@ class Ledger:
             "read_at": _iso(at or _now()),
         }
         with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            kept = conn.execute("SELECT kind, agent, noted_at, created_at FROM calls WHERE call_id = ?",
+                                (record.id,)).fetchone()
+            if kept is not None and _another_call(kept[0], kept[3], record):
+                conn.execute("ROLLBACK")
+                raise CallIdTaken(record.id, kept[0], kept[1], kept[2])
             conn.execute(
                 "INSERT INTO calls (call_id, agent, kind, to_number, from_ref, noted_at) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (call_id) DO NOTHING",
@@ -272,6 +337,7 @@ class Ledger:
             sets = ", ".join(f"{name} = :{name}" for name in values)
             conn.execute(f"UPDATE calls SET {sets}, read_error = NULL WHERE call_id = :call_id",
                          {**values, "call_id": record.id})
+            conn.execute("COMMIT")
 
     def record_unreadable(self, call_id: str, problem: str, *, at: datetime | None = None, gone: bool) -> None:
         """The call's record could not be read (``problem`` says why); ``gone``: the server does
@@ -383,6 +449,14 @@ class Ledger:
 def _like(text: str) -> str:
     """A LIKE pattern finding ``text`` anywhere, its ``%``, ``_`` and ``\\`` meaning themselves."""
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _another_call(kept_kind: str, kept_created: str | None, record: CallRecord) -> bool:
+    """Whether ``record`` is a different call from the one kept under its id: another kind, or
+    created at another time than the server said before."""
+    if kept_kind != "elsewhere" and record.kind and _kind(kept_kind) != _kind(record.kind):
+        return True
+    return bool(kept_created and record.created_at and kept_created != _iso(record.created_at))
 
 
 def _entry(row: Sequence[Any], transcript: str | None = None) -> CallEntry:

@@ -162,16 +162,18 @@ async def _on_crash(request: Request, exc: Exception) -> Response:
 
 def create_app(
     *, clock: Clock | None = None, rate_limit: int = 600, faults: Faults | str | None = None,
-    call_tools: ToolCalling | None = None,
+    call_tools: ToolCalling | None = None, run_seed: str = "",
 ) -> Starlette:
     """The sandbox's ASGI app; its state is ``app.state.sandbox`` (a ``SandboxState``).
-    ``call_tools``: call the account's tools for real (voice/tool_calls.py); None: stand-ins."""
+    ``call_tools``: call the account's tools for real (voice/tool_calls.py); None: stand-ins.
+    ``run_seed`` makes its call ids its own (``vap sandbox serve`` passes a fresh one each start);
+    "" gives every instance the same ids (tests, screenshots)."""
     clock = clock or SystemClock()
     if rate_limit < 1:
         raise ValueError("rate_limit must be at least 1 request a minute")
     if not isinstance(faults, Faults):
         faults = Faults.parse(faults)
-    state = SandboxState(clock)
+    state = SandboxState(clock, run_seed)
     # The budget runs on the virtual clock in tests (advance a minute to refill it) and on real
     # seconds otherwise: --speed makes rentals faster, not the budget looser.
     timer = (lambda: clock.now().timestamp()) if isinstance(clock, VirtualClock) else monotonic_timer

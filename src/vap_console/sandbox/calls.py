@@ -126,7 +126,7 @@ def open_room(request: Request, account: Account, agent: AgentRecord, call_id: s
     if key.start_fails_first and agent.id not in account.failed_starts:
         account.failed_starts.add(agent.id)
         raise Problem(502, "agent_start_failed", f"{agent.name} could not be started; safe to retry.")
-    call_id = call_id or account.next_id("call")
+    call_id = call_id or account.next_call_id()
     # The real service's room names are call- and 32 hex digits.
     room = "call-" + call_id.replace("-", "")
     claims = {"room": room, "agent": agent.id, "call": call_id, "iat": int(now.timestamp()),

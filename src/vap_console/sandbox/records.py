@@ -144,10 +144,21 @@ class Account:
     # Agents whose first web call already failed to start (keys with start_fails_first).
     failed_starts: set[str] = field(default_factory=set)
     counter: int = 0
+    # This start's own part of every call id ("": the ids every sandbox gives, for tests and
+    # screenshots): the sandbox forgets its calls when it stops, and ids that repeat on the next
+    # start took over the rows of older calls in a console's ledger.
+    run_seed: str = ""
 
     def next_id(self, kind: str) -> str:
         self.counter += 1
         return stable_id(self.key.id_seed, kind, str(self.counter))
+
+    def next_call_id(self) -> str:
+        """A call's id: unique to this start of the sandbox unless it was started with a fixed seed."""
+        if not self.run_seed:
+            return self.next_id("call")
+        self.counter += 1
+        return stable_id(self.key.id_seed, "call", self.run_seed, str(self.counter))
 
     def balance(self, at: datetime | None = None) -> int:
         """Wallet balance at ``at``; without it, after every entry already committed."""

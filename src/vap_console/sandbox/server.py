@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import logging
+import secrets
 import signal
 import socket
 import sys
@@ -226,7 +227,10 @@ def serve_main(
         from vap_console.sandbox.voice.tool_calls import ToolCalling
 
         policy = ToolCalling(frozenset(h.strip().lower() for h in call_tools_hosts if h.strip()))
-    app = create_app(clock=SystemClock(speed), rate_limit=rate_limit, faults=parsed, call_tools=policy)
+    # Call ids of its own: a console keeps calls across sandbox starts in one ledger (the account of
+    # this address and key), where ids repeating from an earlier start took over older calls' rows.
+    app = create_app(clock=SystemClock(speed), rate_limit=rate_limit, faults=parsed, call_tools=policy,
+                     run_seed=secrets.token_hex(8))
     actual_port = sock.getsockname()[1]
     print(banner(_url(host, actual_port), speed, rate_limit, parsed), flush=True)
     if policy is not None:

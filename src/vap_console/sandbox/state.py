@@ -37,10 +37,12 @@ __all__ = [
 class SandboxState:
     """All accounts of one sandbox instance, reachable as ``app.state.sandbox``."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, run_seed: str = "") -> None:
         self.clock = clock
         self.origin = clock_origin(clock)
         self.accounts: dict[str, Account] = {}
+        # Makes this start's call ids its own (Account.next_call_id); "" keeps them fixed.
+        self.run_seed = run_seed
 
     def now(self) -> datetime:
         return self.clock.now()
@@ -49,4 +51,5 @@ class SandboxState:
         account = self.accounts.get(key.key)
         if account is None:
             account = self.accounts[key.key] = seed_account(key, self.origin)
+            account.run_seed = self.run_seed
         return account

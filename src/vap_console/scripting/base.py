@@ -62,6 +62,8 @@ class Session:
     data_dir: Path | None = None
     # The terminal's width in cells (None: ask the terminal); tables are fitted to it.
     columns: int | None = None
+    # The ledger once chosen (the keyring may have been asked): one per command.
+    _ledger: Any = field(default=None, repr=False)
 
     @property
     def on_terminal(self) -> bool:
@@ -127,15 +129,17 @@ class Session:
 
 
     def ledger(self) -> Ledger:
-        """This profile's calls ledger (the profile named, else the active one)."""
-        from vap_console.credentials import CredentialsInputError, KeyStore, ProfilesFileError
-        from vap_console.ledger import Ledger
+        """The calls ledger of the account in use: the profile's (named, else the active one), or
+        the account VAP_API_KEY / VAP_BASE_URL reach (ledger/accounts.py). Kept for the command."""
+        from vap_console.credentials import CredentialsInputError, KeyringUnavailable, KeyStore, ProfilesFileError
+        from vap_console.ledger.accounts import files_for
 
-        try:
-            name = (self.keystore or KeyStore()).profile_name(self.profile)
-        except (CredentialsInputError, ProfilesFileError) as exc:
-            raise Failure(str(exc), EXIT_USAGE) from None
-        return Ledger(name, data_dir=self.data_dir)
+        if self._ledger is None:
+            try:
+                self._ledger = files_for(self.keystore or KeyStore(), self.profile, data_dir=self.data_dir).ledger
+            except (CredentialsInputError, ProfilesFileError, KeyringUnavailable) as exc:
+                raise Failure(str(exc), EXIT_USAGE) from None
+        return self._ledger
 
 
 def _isatty(stream: Any) -> bool:
@@ -262,11 +266,11 @@ def keep_call(session: Session, call_id: str, agent: str, kind: str, **more: Any
     so a failure to write is a warning that says how to add it later, not the command's end."""
     import sqlite3
 
-    from vap_console.ledger import LedgerTooNew
+    from vap_console.ledger import CallIdTaken, LedgerTooNew
 
     try:
         session.ledger().record_started(call_id, agent, kind, **more)
-    except (OSError, sqlite3.Error, LedgerTooNew, Failure) as exc:
+    except (OSError, sqlite3.Error, LedgerTooNew, Failure, CallIdTaken) as exc:
         say(f"warning: call {call_id} could not be kept in the calls ledger ({exc}); "
             f"`vap calls add {call_id}` adds it later")
 

@@ -49,11 +49,14 @@ def calls() -> None:
 
 
 def _ledger_do(session: Session, work: Callable[[Any], T]) -> T:
-    """A ledger operation; a file that cannot be opened is one line and exit 1."""
-    from vap_console.ledger import LedgerTooNew
+    """A ledger operation; a file that cannot be opened is one line and exit 1, and so is a call
+    the server gives an id the ledger keeps for another call (nothing is overwritten)."""
+    from vap_console.ledger import CallIdTaken, LedgerTooNew
 
     try:
         return work(session.ledger())
+    except CallIdTaken as exc:
+        raise Failure(str(exc), EXIT_REFUSED) from None
     except (OSError, sqlite3.Error, LedgerTooNew) as exc:
         raise Failure(f"the calls ledger could not be read: {exc}", EXIT_REFUSED) from None
 
@@ -69,12 +72,61 @@ def _credits(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
 
+# Reads of the calls not yet ended at once, as `vap calls list` refreshes them.
+READS_AT_ONCE = 4
+
+
+def _read_open(session: Session) -> None:
+    """The calls not yet ended read again (GET /v1/calls/{id}) and what they say kept, as the Calls
+    screen does: a listing shows where each call is now, not "not read yet". A call that cannot be
+    read is marked so (the server does not have it: not read again); no usable key: one line."""
+    from vap_console.api import errors
+    from vap_console.ledger import CallIdTaken
+
+    open_ids = _ledger_do(session, lambda ledger: ledger.open_ids())
+    if not open_ids:
+        return
+    try:
+        client = session.client()
+    except Failure as failure:
+        say(f"warning: the calls not yet ended were not read again ({failure.message})")
+        return
+    ledger = session.ledger()
+
+    async def read(call_id: str, gate: asyncio.Semaphore) -> None:
+        async with gate:
+            try:
+                record = await client.get_call(call_id)
+            except errors.ApiError as error:
+                ledger.record_unreadable(call_id, str(error), gone=isinstance(error, errors.NotFound))
+                return
+        try:
+            ledger.cache_record(record)
+        except CallIdTaken as taken:
+            ledger.record_unreadable(call_id, str(taken), gone=True)
+
+    async def go() -> None:
+        gate = asyncio.Semaphore(READS_AT_ONCE)
+        async with client:
+            await asyncio.gather(*(read(call_id, gate) for call_id in open_ids))
+
+    try:
+        asyncio.run(go())
+    except (OSError, sqlite3.Error) as exc:
+        raise Failure(f"the calls ledger could not be written: {exc}", EXIT_REFUSED) from None
+
+
 @calls.command("list", epilog=example(f"vap calls add {SANDBOX_CALL} && vap calls list --filter completed"))
+
 @click.option("--filter", "text", default="", metavar="TEXT",
               help="Only calls whose agent, status, kind, number or words said contain TEXT.")
+@click.option("--offline", is_flag=True, help="From the ledger only: the calls not yet ended are not read again.")
 @common
-def list_(session: Session, text: str) -> None:
-    """The calls this profile started or added, newest first (from the local ledger: no network)."""
+def list_(session: Session, text: str, offline: bool) -> None:
+    """The calls this profile started or added, newest first, from the local ledger; the calls not
+    yet ended are read again from the server first (not with --offline)."""
+    if not offline:
+        _read_open(session)
     entries = _ledger_do(session, lambda ledger: ledger.entries(text))
     if session.as_json:
         return emit_json([e.as_dict(transcript=False) for e in entries])
@@ -266,8 +318,10 @@ def export(session: Session, fmt: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    from vap_console.local_files import write_private
+
     try:
-        output.write_text(text, encoding="utf-8")
+        write_private(output, text)  # every transcript in it: the person's alone (0600)
     except OSError as exc:
         raise Failure(f"--output {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     say(f"wrote {len(entries)} calls to {output}")

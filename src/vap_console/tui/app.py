@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from textual.driver import Driver
 
     from vap_console.credentials import ResolvedCredentials
+    from vap_console.ledger.accounts import AccountFiles
 
 T = TypeVar("T")
 
@@ -109,6 +110,7 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         credentials: Any = None,
         start_screen: str = "numbers",
         on_sandbox: bool = False,
+        ledger: Ledger | None = None,
     ) -> None:
         # Textual opens the app on DEFAULT_MODE: opening straight on the area spares a blank default
         # screen and the mode switch after it (which parses all the CSS again).
@@ -130,9 +132,11 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         self.base_url = base_url
         # Read and written off the UI loop (its file is locked and fsynced on every change).
         self.local_index = Remembered(local_index, self._index_failed) if local_index is not None else None
-        # The calls ledger lives beside the local index (the sandbox's dies with its temp dir).
-        self.calls = (CallBook(Ledger(profile_name, data_dir=local_index.path.parent.parent), self._ledger_failed,
-                               self.now) if local_index is not None else None)
+        # The calls ledger: the account's (ledger/accounts.py), else beside the local index (the
+        # sandbox's dies with its temp dir).
+        if ledger is None and local_index is not None:
+            ledger = Ledger(profile_name, data_dir=local_index.path.parent.parent)
+        self.calls = CallBook(ledger, self._ledger_failed, self.now) if ledger is not None else None
         self.settings = settings if settings is not None else Settings()
         self.credentials = credentials
         if start_screen not in self.MODES:
@@ -244,6 +248,9 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         key, base_url = credentials.key, credentials.base_url
         if not key or not base_url:
             raise ValueError(f"profile {credentials.profile!r} has no usable key and base URL")
+        # The account's ledger and ids (ledger/accounts.py): chosen first, off the UI loop (it reads
+        # files), so that nothing else runs between the switch of client and of ledger.
+        files = await asyncio.to_thread(self._account_files, credentials)
         options = self.settings.client_options()
         factory = lambda: VapClient(base_url, key, **options)  # noqa: E731 - one line, read where it is used
         stack = AsyncExitStack()
@@ -253,17 +260,22 @@ class VapApp(ShowsFailures, KeepsConnection, LiteralApp[int]):
         self._client_factory, self._client = factory, client
         self.profile_name, self.base_url = credentials.profile, base_url
         self.profile_label = profile_label(credentials, stored=True)
-        old_index, self.local_index = self.local_index, Remembered(LocalIndex(credentials.profile),
-                                                                   self._index_failed)
+        old_index, self.local_index = self.local_index, Remembered(files.index, self._index_failed)
         if old_index is not None:
             await old_index.aclose()
-        old_calls, self.calls = self.calls, CallBook(Ledger(credentials.profile), self._ledger_failed, self.now)
+        old_calls, self.calls = self.calls, CallBook(files.ledger, self._ledger_failed, self.now)
         if old_calls is not None:
             await old_calls.aclose()
         self.connection = "connecting"
         self.invalidate(*self.MODES)  # the area on view reloads now (Profiles may have been left meanwhile)
         resume_remembered(self)
         await old_stack.aclose()
+
+    def _account_files(self, credentials: ResolvedCredentials) -> AccountFiles:
+        from vap_console.ledger.accounts import account_files
+
+        store = self.credentials if isinstance(self.credentials, KeyStore) else KeyStore()
+        return account_files(store, credentials)
 
     def get_driver_class(self) -> type[Driver]:
         driver = super().get_driver_class()
@@ -508,6 +520,7 @@ def make_app(
     credentials: Any = None,
     start_screen: str = "numbers",
     on_sandbox: bool = False,
+    ledger: Ledger | None = None,
 ) -> VapApp:
     return VapApp(
         client_factory=client_factory,
@@ -519,4 +532,5 @@ def make_app(
         credentials=credentials,
         start_screen=start_screen,
         on_sandbox=on_sandbox,
+        ledger=ledger,
     )

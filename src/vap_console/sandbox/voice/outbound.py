@@ -167,7 +167,7 @@ async def place_call(request: Request) -> Response:
         account.failed_starts.add(agent.id)
         raise Problem(502, "agent_start_failed", f"{agent.name} could not be started; safe to retry.")
     record = CallRecord(
-        id=account.next_id("call"), agent_id=agent.id, kind="outbound", status=CALLING, created_at=now,
+        id=account.next_call_id(), agent_id=agent.id, kind="outbound", status=CALLING, created_at=now,
         to_number=to_number, from_trunk_id=trunk_id, steps=plan(Outcome.of(to_number), account, agent, now),
     )
     account.calls[record.id] = record

@@ -97,7 +97,7 @@ async def register_call(request: Request) -> Response:
         raise Problem(402, "access_blocked",
                       "The account is paused after a failed payment; settle it in the dashboard.")
     agent = await deployed_agent_of(request, account)
-    call_id = account.next_id("call")
+    call_id = account.next_call_id()
     grant = sockets_of(request.app).mint(account.key.key, agent.id, call_id)
     return JSONResponse({"access_token": grant.token, "expires_in": TOKEN_SECONDS, "sample_rate": SAMPLE_RATE,
                          "call_id": call_id}, status_code=201)

@@ -27,8 +27,9 @@ from textual.worker import Worker
 
 from vap_console.api import errors
 from vap_console.api.models.calls import CallRecord
-from vap_console.ledger import CallEntry, Ledger
+from vap_console.ledger import CallEntry, CallIdTaken, Ledger
 from vap_console.ledger.export import export as render_export
+from vap_console.local_files import call_audio_name, write_private
 from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
@@ -251,7 +252,13 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
                         len(record.transcript or ()), bool(record.recording_url), record.summary)
                 if seen.get(call_id) != said:
                     seen[call_id], changed = said, True
-                    await book.cache(record)
+                    try:
+                        await book.cache(record)
+                    except CallIdTaken as taken:
+                        # The server gives this id to another call now (a sandbox started again):
+                        # the kept call is gone from it, and is not read again nor overwritten.
+                        unreadable[call_id] = str(taken)
+                        await book.unreadable(call_id, unreadable[call_id], gone=True)
             self.post_message(self.Polled(unreadable, changed))
             await asyncio.sleep(self.POLL_SECONDS)
 
@@ -295,9 +302,10 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
             raise errors.NotFound(f"Call {call_id} has no recording (nothing was said, or it is not ready)")
         url = record.recording_url
         audio = await self.services.call_api(lambda c: c.fetch_recording(url))
-        path = Path.cwd() / f"call-{call_id[:40]}.wav"
+        # The call id is the server's text: checked before it names a file (local_files.name_part).
+        path = Path.cwd() / call_audio_name(call_id, "recording")
         try:
-            await asyncio.to_thread(path.write_bytes, audio)
+            await asyncio.to_thread(write_private, path, audio)
         except OSError as exc:
             raise errors.ApiError(f"Could not write {path}: {exc.strerror or exc}") from None
         self.post_message(self.Saved(path))
@@ -346,7 +354,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         stamp = book.now().strftime("%Y%m%d-%H%M%S")
         path = Path.cwd() / f"calls-{book.ledger.profile}-{stamp}.{fmt_name}"
         try:
-            await asyncio.to_thread(path.write_text, render_export(entries, fmt_name), "utf-8")
+            await asyncio.to_thread(write_private, path, render_export(entries, fmt_name))
         except OSError as exc:
             raise errors.ApiError(f"Could not write {path}: {exc.strerror or exc}") from None
         self.post_message(self.Exported(path, len(entries)))

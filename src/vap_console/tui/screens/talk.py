@@ -49,6 +49,7 @@ from vap_console.api.realtime import (
     UnknownEvent,
 )
 from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio, open_talk_audio
+from vap_console.local_files import call_audio_name
 from vap_console.tui import untrusted
 from vap_console.tui.screens.answers_once import answered_already
 from vap_console.tui.screens.dialog import Confirm
@@ -543,8 +544,9 @@ class TalkScreen(Screen[None]):
             self.notify("Nothing to save yet: the agent has not said anything in this call.", severity="warning")
             return
         folder = self.save_dir or Path.cwd()
-        stamp = self.talk.call_id or self.services.now().strftime("%Y%m%d-%H%M%S")
-        path = folder / f"vap-call-{stamp}.wav"
+        # The call id is the server's text: checked before it names a file (local_files.name_part).
+        stamp = self.services.now().strftime("%Y%m%d-%H%M%S")
+        path = folder / call_audio_name(self.talk.call_id, "agent", stamp=stamp)
         try:
             self.tape.save(path)
         except OSError as exc:

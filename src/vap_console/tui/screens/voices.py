@@ -31,6 +31,7 @@ from vap_console.api import speech
 from vap_console.api.models import VoiceEngine
 from vap_console.api.sample_cache import SampleCache
 from vap_console.api.voices import steering, tones_of
+from vap_console.local_files import name_part
 from vap_console.tui import format as fmt
 from vap_console.tui.pairs import cap_string, cap_text, more
 from vap_console.tui.screens.base import ListScreen
@@ -248,7 +249,7 @@ class VoicesScreen(ListScreen[VoiceEngine]):
         self.notify(f"Saved {message.path} ({how}); {message.note or 'sound is off'}.",
                     title="Sample saved", timeout=12)
         if self.services.in_browser:
-            self.app.deliver_binary(message.path, save_filename=f"sample-{message.request.model}.wav",
+            self.app.deliver_binary(message.path, save_filename=f"sample-{name_part(message.request.model)}.wav",
                                     mime_type="audio/wav")
 
     def retry_for(self, group: str) -> Callable[[], object] | None:
