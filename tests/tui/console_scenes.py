@@ -347,6 +347,25 @@ async def _tool_form_invalid(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+async def _tool_try(pilot: Pilot) -> None:
+    """Try on the seeded order_status (an argument, an API-key secret), an order number typed: the
+    request as it will go, nothing sent (its host is not on loopback: a picture needs no network)."""
+    from vap_console.tui.screens.tool_try_dialog import ToolTryDialog
+
+    screen = pilot.app.screen
+    for _ in range(10):  # bounded: a seed without the tool fails below, not forever
+        current = getattr(screen, "current", None)
+        if current is not None and current.name == "order_status":
+            break
+        await pilot.press("down")
+        await settle(pilot)
+    await pilot.press("x")
+    await until(pilot, lambda: isinstance(pilot.app.screen, ToolTryDialog))
+    await settle(pilot)
+    await pilot.press(*"A-1042")
+    await settle(pilot)
+
+
 async def _palette(pilot: Pilot) -> None:
     await pilot.press("ctrl+p")
     await until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
@@ -400,6 +419,7 @@ SCENES.update({
     "numbers_filtered": Scene("numbers", keys("slash", *"pune")),
     "tool_form_errors": Scene("tools", _tool_form_invalid),
     "tool_builtin_delete": Scene("tools", keys("d")),
+    "tool_try": Scene("tools", _tool_try),
     "create_agent_dialog": Scene("templates", _create_agent),
     "webcall_confirm": Scene("agents", keys("w")),
     "webcall_dialog": Scene("agents", keys("w", "y")),
