@@ -12,13 +12,21 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
-from tests.tui.console_scenes import BASE_URL, SIZE, Console, build_console, click, settle, until
+from tests.tui.console_scenes import (
+    BASE_URL,
+    SIZE,
+    Console,
+    build_console,
+    click,
+    open_tool_try,
+    settle,
+    until,
+)
 from tests.webhook import Webhook, tool_document
 from vap_console.api import VapClient
 from vap_console.api.models import ToolCreate
 from vap_console.sandbox.keys import DEFAULT_KEY
 from vap_console.tui.screens.tool_try_dialog import ToolTryDialog
-from vap_console.tui.screens.tools import ToolsScreen
 from vap_console.tui.widgets.field_error import FieldError
 
 SECRET = "whsec-1a2b3c4d5e6f-7788"
@@ -36,19 +44,7 @@ async def add_tool(console: Console, name: str, url: str, **config: Any) -> None
 
 
 async def open_try(pilot: Pilot, name: str) -> ToolTryDialog:
-    """Highlight the tool called ``name`` on Tools and press x, as a person would."""
-    await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, ToolsScreen)
-    for _ in range(20):
-        if screen.current is not None and screen.current.name == name:
-            break
-        await pilot.press("down")
-        await settle(pilot)
-    await pilot.press("x")
-    await until(pilot, lambda: isinstance(pilot.app.screen, ToolTryDialog))
-    await settle(pilot)
-    dialog = pilot.app.screen
+    dialog = await open_tool_try(pilot, name)
     assert isinstance(dialog, ToolTryDialog)
     return dialog
 
