@@ -133,3 +133,47 @@ async def test_without_a_secret_the_dialog_says_it_goes_without_auth(hook: Webho
         await until(pilot, lambda: answered(dialog))
         assert "x-shop-key" not in hook.arrived[0].headers
         assert "200 OK" in shown(dialog, "#try-result")
+
+
+async def test_a_slow_webhook_is_drawn_against_its_timeout_and_its_text_shown_literally(hook: Webhook) -> None:
+    console = build_console(start_screen="tools")
+    await add_tool(console, "aa_slow", hook.url + "/slow", timeoutMs=300)
+    await add_tool(console, "ab_hostile", hook.url + "/hostile", outputs=[{"name": "h_name", "path": "data.name"}])
+    async with console.app.run_test(size=SIZE) as pilot:
+        dialog = await open_try(pilot, "aa_slow")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: answered(dialog))
+        result = shown(dialog, "#try-result")
+        assert "no complete answer within 300 ms (timeoutMs)" in result
+        assert "█" * 24 + "  " in result and "ms of 300 ms (timeoutMs)" in result  # the whole bar: all used
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(pilot.app.screen, ToolTryDialog))
+        dialog = await open_try(pilot, "ab_hostile")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: answered(dialog))
+        result = shown(dialog, "#try-result")
+        assert "✔ h_name ← data.name" in result
+        assert not any(ch in result for ch in "\x1b\x07\x00\x9b")
+
+
+async def test_at_80x24_the_answer_is_scrolled_into_view_with_the_buttons(hook: Webhook) -> None:
+    console = build_console(start_screen="tools")
+    await add_tool(console, "aa_small", hook.url + "/ok/{doctor}?s={slot}&r={room}&w={ward}",
+                   llmParams=[{"name": "doctor"}, {"name": "slot"}, {"name": "room"}],
+                   auth={"type": "basic", "username": "desk", "password": "x"},
+                   outputs=[{"name": "s_name", "path": "data.name"}, {"name": "s_tier", "path": "data.tier"}])
+    async with console.app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_try(pilot, "aa_small")
+        await pilot.press(*"Mehta")
+        await pilot.press("tab", *"10", "tab", *"4", "tab", *"B")
+        await click(pilot, "#try-send")
+        await until(pilot, lambda: answered(dialog))
+        await settle(pilot)
+        screen_region = dialog.region
+        for selector in ("#try-send", "#try-copy", "#try-close"):
+            assert screen_region.contains_region(dialog.query_one(selector).region), selector
+        # The answer's first lines (status, time, verdict) sit above the buttons, not under them.
+        box = dialog.query_one("#tool-try")
+        result = dialog.query_one("#try-result")
+        buttons = dialog.query_one(".dialog-buttons")
+        await until(pilot, lambda: box.region.y < result.region.y and result.region.y + 3 <= buttons.region.y)

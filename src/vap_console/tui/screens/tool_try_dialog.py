@@ -51,7 +51,9 @@ def time_bar(ms: float, timeout_ms: int, timed_out: bool) -> Text:
     share = 1.0 if timed_out else min(ms / timeout_ms, 1.0) if timeout_ms else 1.0
     full = max(1, round(share * BAR)) if ms else 0
     style = "red" if timed_out or share >= 1 else "yellow" if share >= 0.8 else "green"
-    line = Text("█" * full, style=style) + Text("░" * (BAR - full), style="dim")
+    line = Text()
+    line.append("█" * full, style=style)
+    line.append("░" * (BAR - full), style="dim")
     line.append(f"  {ms:,.0f} ms of {timeout_ms:,} ms (timeoutMs)")
     return line
 
