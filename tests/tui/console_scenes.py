@@ -349,6 +349,32 @@ async def _tool_form_invalid(pilot: Pilot) -> None:
     await settle(pilot)
 
 
+async def open_tool_try(pilot: Pilot, name: str) -> Any:
+    """On Tools, highlight the tool called ``name`` and press x, as a person would: the Try dialog."""
+    from vap_console.tui.screens.tool_try_dialog import ToolTryDialog
+
+    await settle(pilot)
+    screen = pilot.app.screen
+    for _ in range(20):  # bounded: a tool not listed fails below, not forever
+        current = getattr(screen, "current", None)
+        if current is not None and current.name == name:
+            break
+        await pilot.press("down")
+        await settle(pilot)
+    await pilot.press("x")
+    await until(pilot, lambda: isinstance(pilot.app.screen, ToolTryDialog))
+    await settle(pilot)
+    return pilot.app.screen
+
+
+async def _tool_try(pilot: Pilot) -> None:
+    """Try on the seeded order_status (an argument, an API-key secret), an order number typed: the
+    request as it will go, nothing sent (its host is not on loopback: a picture needs no network)."""
+    await open_tool_try(pilot, "order_status")
+    await pilot.press(*"A-1042")
+    await settle(pilot)
+
+
 async def _palette(pilot: Pilot) -> None:
     await pilot.press("ctrl+p")
     await until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
@@ -402,6 +428,7 @@ SCENES.update({
     "numbers_filtered": Scene("numbers", keys("slash", *"pune")),
     "tool_form_errors": Scene("tools", _tool_form_invalid),
     "tool_builtin_delete": Scene("tools", keys("d")),
+    "tool_try": Scene("tools", _tool_try),
     "create_agent_dialog": Scene("templates", _create_agent),
     "webcall_confirm": Scene("agents", keys("w")),
     "webcall_dialog": Scene("agents", keys("w", "y")),

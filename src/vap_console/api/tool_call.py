@@ -237,6 +237,22 @@ def build_request(tool: Tool, sources: Sources, secret: str | None = None) -> To
     )
 
 
+def sources_for(tool: Tool, arguments: Mapping[str, str], variables: Mapping[str, str],
+                context: Mapping[str, str] | None = None) -> Sources:
+    """The rule's sources for one try of ``tool``: only the arguments its own llmParams name,
+    the account's variable values, and the context given over the plain stand-ins."""
+    own = set(llm_param_names(tool))
+    return Sources({k: v for k, v in arguments.items() if k in own}, dict(variables),
+                   {**CONTEXT_STAND_INS, **(context or {})})
+
+
+def left_open(tool: Tool, variables: Iterable[str]) -> list[str]:
+    """The tokens of ``tool`` that no argument, variable or context param fills: someone must type
+    them for a try (the platform would send the braces)."""
+    known = set(llm_param_names(tool)) | set(variables) | set(CONTEXT_PARAMS)
+    return [token for token in open_tokens(tool) if token not in known]
+
+
 def open_tokens(tool: Tool) -> list[str]:
     """Every token the tool's request holds, once each, in the order written."""
     config = tool.config

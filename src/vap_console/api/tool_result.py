@@ -97,6 +97,20 @@ class TryResult:
         return out
 
 
+async def try_tool(tool: Tool, request: ToolRequest) -> TryResult:
+    """Send one request (api/tool_webhook.py's rules) and judge what came back: the console's Try
+    dialog. Never raises for the webhook's sake: a failure is in the result."""
+    import asyncio
+
+    from vap_console.api import tool_webhook
+
+    # Made in a thread: an https:// client loads the CA bundle from disk, which must not hold up
+    # the caller's loop (the console's UI runs on it).
+    client = await asyncio.to_thread(tool_webhook.webhook_client, plain=tool_webhook.plain_only([request]))
+    async with client:
+        return judge(tool, request, await tool_webhook.send(request, client))
+
+
 def judge(tool: Tool, request: ToolRequest, answer: WebhookAnswer | None) -> TryResult:
     """The outputs read from ``answer`` and each check of the contract (none for a dry run)."""
     result = TryResult(tool, request, answer)

@@ -192,11 +192,10 @@ def _build(session: Session, tools: list[Tool], sources: Sources, secrets: dict[
     """Every request, built before any is sent: each problem named, exit 2, nothing sent."""
     from vap_console.api.tool_call import (
         BadHeader,
-        Sources,
         UnfilledPlaceholders,
         auth_kind,
         build_request,
-        llm_param_names,
+        sources_for,
     )
 
     problems: list[str] = []
@@ -210,8 +209,7 @@ def _build(session: Session, tools: list[Tool], sources: Sources, secrets: dict[
                                         multiline=False),
                                   hide_input=True, default="", show_default=False, err=True) or None
         # Each tool gets only the arguments its own llmParams name (--all shares the options).
-        own = Sources({k: v for k, v in sources.arguments.items() if k in llm_param_names(tool)},
-                      sources.variables, sources.context)
+        own = sources_for(tool, sources.arguments, sources.variables, sources.context)
         try:
             requests.append(build_request(tool, own, secret))
         except UnfilledPlaceholders as exc:

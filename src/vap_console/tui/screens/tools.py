@@ -98,6 +98,8 @@ class ToolsScreen(ListScreen[Tool]):
     BINDINGS = [
         Binding("n", "new_tool", "New tool", id="tools.new", tooltip="Create an HTTP tool"),
         Binding("d", "delete_tool", "Delete", id="tools.delete", tooltip="Delete the highlighted tool"),
+        Binding("x", "try_tool", "Try", id="tools.try",
+                tooltip="Call the highlighted tool's webhook as the platform would, and check its answer"),
     ]
 
     def __init__(self, services: Services | None = None) -> None:
@@ -180,6 +182,32 @@ class ToolsScreen(ListScreen[Tool]):
             self.services.invalidate("tools", "variables")
 
         self.app.push_screen(ToolFormScreen(self.services), created)
+
+    # --- try ---
+
+    def action_try_tool(self) -> None:
+        tool = self.current
+        if tool is None:
+            return
+        if tool.builtin:
+            self.banner().show(f"{tool.name}: the platform runs its built-in tools itself; there is no "
+                               "webhook of yours to try.", info=True)
+            return
+        self.banner().clear()
+        self.open_try(tool)
+
+    @work(exclusive=True, group="try", exit_on_error=False)
+    async def open_try(self, tool: Tool) -> None:
+        """The account's variables first (the placeholder rule's second source), then the dialog."""
+        from vap_console.tui.screens.tool_try_dialog import ToolTryDialog
+
+        self.retries["try"] = partial(self.open_try, tool)
+        try:
+            variables = {v.name: v.default_value
+                         for v in (await self.services.call_api(lambda c: c.list_variables())).items}
+        except errors.NotSupported:
+            variables = {}  # a server without variables: their placeholders are typed in the dialog
+        self.app.push_screen(ToolTryDialog(tool, variables, self.services))
 
     # --- delete ---
 
