@@ -454,7 +454,8 @@ def _like(text: str) -> str:
 def _another_call(kept_kind: str, kept_created: str | None, record: CallRecord) -> bool:
     """Whether ``record`` is a different call from the one kept under its id: another kind, or
     created at another time than the server said before."""
-    if kept_kind != "elsewhere" and record.kind and _kind(kept_kind) != _kind(record.kind):
+    # A kind this ledger does not know (a newer service's, or a hostile server's text) tells nothing.
+    if kept_kind != "elsewhere" and record.kind in KINDS and _kind(kept_kind) != _kind(record.kind):
         return True
     return bool(kept_created and record.created_at and kept_created != _iso(record.created_at))
 
