@@ -68,8 +68,9 @@ TOOL_AUTH_TYPES = ("none", "bearer", "basic", "api_key")
 TOOL_TIMEOUT_MS = Limit(60_000, 1, "ms")
 TOOL_DEFAULT_TIMEOUT_MS = 10_000
 # A URL is http(s), then at least one character and no white space anywhere.
-# A host with no brackets but around an IPv6 address ("http://[" is no URL: urlsplit refuses it).
-TOOL_URL_PATTERN = r"^https?://(?:\[[0-9A-Fa-f:.]+\](?::[0-9]+)?|[^\s/?#\[\]]+)(?:[/?#]\S*)?$"
+# A host without brackets: "http://[" is no URL (urlsplit refuses it), and what may stand between
+# brackets (an IPv6 address) is more than a pattern can check; a webhook is named or IPv4.
+TOOL_URL_PATTERN = r"^https?://[^\s/?#\[\]]+(?:[/?#]\S*)?$"
 TOOL_URL = Limit(2048)
 TOOL_BODY = Limit(20_000)  # config.body and config.curl
 TOOL_ACTION = Limit(64)  # config.action and config.performedAction

@@ -29,7 +29,7 @@ NAME_REQUIRED = "is required"
 NAME_TOO_LONG = f"at most {limits.TOOL_NAME.high} characters"
 NAME_SHAPE = "must start with a letter and hold only letters, digits and _"
 DESCRIPTION_RULE = f"must be {limits.TOOL_DESCRIPTION.rule()}"
-URL_RULE = "must be an http:// or https:// URL with a host, with no spaces"
+URL_RULE = "must be an http:// or https:// URL with a host name or IPv4 address, with no spaces"
 LLM_PARAMS_KIND = "only a during_call tool takes llmParams (the model supplies them)"
 OUTPUT_NAME_RULE = "a variable name starts with a letter or _, then letters, digits or _"
 

@@ -97,7 +97,7 @@ def _check_config(p: FieldProblems, config: Any, account: Account) -> tuple[dict
         method = "GET"
     url = _text(p, "config.url", config.get("url"), limit=limits.TOOL_URL, required=True)
     if url is not None and not URL_RE.fullmatch(url):
-        p.add("config.url", "must be an http:// or https:// address with a host, with no spaces")
+        p.add("config.url", "must be an http:// or https:// address with a host name or IPv4 address, with no spaces")
     action = _text(p, "config.action", config.get("action"), limit=limits.TOOL_ACTION)
     performed = _text(p, "config.performedAction", config.get("performedAction"), limit=limits.TOOL_ACTION)
     curl = _text(p, "config.curl", config.get("curl"), limit=limits.TOOL_BODY)
