@@ -26,8 +26,10 @@ lint: $(STAMP)
 
 # One pytest worker per core (pytest-xdist): tests mostly await the console's states, so a single
 # process leaves a 2-core machine half idle (measured: 8 min 41 s serial, user time 4 min 53 s).
+# worksteal: an idle worker takes half of another's queue, and the tests marked slow start first
+# on every worker (tests/conftest.py), so the run does not end waiting on one long test.
 test: lint
-	scripts/test -n auto
+	scripts/test -n auto --dist worksteal
 
 # The random-input test for far longer: SOAK_EVENTS events (50,000 by default), a new seed each run
 # unless MONKEY_SEED is given; the seed is printed first, and a failure is shrunk and replayable.

@@ -274,6 +274,7 @@ def _form_answered(app: Any, form: ToolFormScreen) -> bool:
     return app.screen is not form or any(e.message for e in form.query(FieldError))
 
 
+@pytest.mark.slow
 async def test_the_tool_form_shows_each_rule_under_its_field_before_sending() -> None:
     """Outside each rule: ctrl+s shows the problem under the field and nothing is sent."""
     console = build_console(start_screen="tools")
@@ -300,6 +301,7 @@ async def test_the_tool_form_shows_each_rule_under_its_field_before_sending() ->
     assert wrong == []
 
 
+@pytest.mark.slow
 async def test_the_tool_form_takes_what_is_just_inside_each_rule_and_the_sandbox_creates_it() -> None:
     """Inside each rule: the form's checks pass (what ctrl+s runs before it sends) and the body it
     would send is created by the sandbox."""

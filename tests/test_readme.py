@@ -84,6 +84,7 @@ def test_each_vap_command_and_its_options_exist(command: list[str], tmp_path: Pa
     assert result.stdout.lower().startswith("usage: vap")
 
 
+@pytest.mark.slow
 def test_the_commands_that_end_by_themselves_run_for_real(tmp_path: Path) -> None:
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
            "VAP_API_KEY": "", "VAP_BASE_URL": ""}
@@ -144,6 +145,7 @@ def st_line() -> str:
     return next(line.strip() for line in README.splitlines() if line.startswith("st run http://127.0.0.1:8787/openapi.json"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_openapi_example_runs_as_written(tmp_path: Path) -> None:
     assert ["vap", "sandbox", "openapi"] in vap_commands()

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HAS_BUS = shutil.which("dbus-run-session") is not None and shutil.which("gnome-keyring-daemon") is not None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_BUS, reason="needs dbus-run-session and gnome-keyring-daemon (CI installs them)")
 def test_scripts_test_prints_the_results_and_each_skips_reason_and_no_bus_log(tmp_path: Path) -> None:
     (tmp_path / "test_small.py").write_text(
@@ -74,6 +75,7 @@ def test_a_worker_with_a_big_heap():
 '''
 
 
+@pytest.mark.slow
 def test_a_green_run_on_a_worker_with_a_slow_heap_ends_without_a_keyboard_interrupt(tmp_path: Path) -> None:
     (tmp_path / "test_heap.py").write_text(SLOW_HEAP)
     done = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-n", "1",

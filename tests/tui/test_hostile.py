@@ -4,6 +4,7 @@ an action link or terminal control, and odd but valid data displays instead of c
 from __future__ import annotations
 
 import httpx
+import pytest
 from textual.events import Paste
 from textual.pilot import Pilot
 
@@ -46,6 +47,7 @@ async def shown(pilot: Pilot, where: str, following: set[str] = FOLLOWING) -> st
     return assert_drawn_safely(app, where)
 
 
+@pytest.mark.slow
 async def test_every_area_and_its_detail_show_server_text_literally() -> None:
     console, _ = hostile_console()
     seen: list[str] = []

@@ -77,6 +77,7 @@ async def _fail(outcome: Outcome, root: Path) -> None:
                 pytrace=False)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)  # the bounded run is well under a minute; a failure is shrunk after it
 async def test_random_input_never_crashes_or_sticks(tmp_path: Path) -> None:
     with workspace(tmp_path) as root:

@@ -63,6 +63,7 @@ def in_kyc_dir(kyc_dir: Path, tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 async def test_index_writes_and_document_checks_never_run_on_the_ui_loop(blocking_io, in_kyc_dir) -> None:
     console = build_console(index_dir=in_kyc_dir / "data")
     async with console.app.run_test(size=SIZE) as pilot:

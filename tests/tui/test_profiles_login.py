@@ -311,6 +311,7 @@ async def test_a_key_that_does_not_fit_the_host_is_warned_about_as_typed() -> No
 NO_DBUS = KeyringUnavailable("no keyring backend was found (there is no D-Bus session, which a Secret Service needs)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_after_a_click_into_base_url_tab_goes_to_the_api_key_and_the_key_lands_there(
     size: tuple[int, int],

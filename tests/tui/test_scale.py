@@ -83,6 +83,7 @@ def hidden_counts(text: str) -> list[int]:
     return [int(n.replace(",", "")) for n in re.findall(r"…\s+([\d,]+)\s+more\s+characters", text)]
 
 
+@pytest.mark.slow
 async def test_fifty_thousand_variables_are_counted_browsed_and_filtered(seed) -> None:
     console, _ = await open_on(seed, "variables", variables=50_000)
     app = console.app
@@ -109,6 +110,7 @@ async def test_fifty_thousand_variables_are_counted_browsed_and_filtered(seed) -
         assert rows.cursor_key == "20000000-0000-4000-8000-000000049995"
 
 
+@pytest.mark.slow
 async def test_a_key_pressed_while_fifty_thousand_rows_are_built_is_answered_before_they_are_done(seed) -> None:
     console, _ = await open_on(seed, "numbers", variables=50_000)
     app = console.app

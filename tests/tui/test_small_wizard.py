@@ -127,6 +127,7 @@ async def test_every_step_keeps_next_and_back_on_screen_and_names_where_it_is(ma
             assert STEP_TITLES[step] in text
 
 
+@pytest.mark.slow
 async def test_the_confirm_buttons_are_on_screen(make_host) -> None:
     app = make_host()
     async with app.run_test(size=SIZE) as pilot:

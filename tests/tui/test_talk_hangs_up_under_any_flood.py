@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from textual import events
 from textual.widgets import Static
 
@@ -79,6 +80,7 @@ def on_esc(screen: TalkScreen) -> dict[str, Any]:
     return seen
 
 
+@pytest.mark.slow
 async def test_esc_is_answered_and_the_call_ends_under_a_flood() -> None:
     with hostile(flooding()) as server, talk_console(client_kind=client_kind(server, LiveClient)) as console:
         async with console.app.run_test(size=(120, 36)) as pilot:
@@ -159,6 +161,7 @@ async def test_a_frame_over_the_cap_ends_the_call_in_words() -> None:
             assert screen.query_one("#talk-end").has_class("-problem")
 
 
+@pytest.mark.slow
 async def test_a_call_without_an_id_or_started_twice_goes_on_and_is_kept_once(tmp_path) -> None:
     from vap_console.ledger import Ledger
     from vap_console.tui.call_book import CallBook
