@@ -46,6 +46,7 @@ _COLUMNS = ("row, call_id, agent, kind, to_number, from_ref, noted_at, outcome, 
 
 _NAMES = tuple(name.strip() for name in _COLUMNS.split(","))
 
+
 # The server's kinds of call next to the ledger's: a Talk session is a "socket" call on the server.
 _SAME_KIND = {"talk": "socket"}
 
@@ -122,6 +123,8 @@ class CallEntry:
     read_at: str | None
     read_error: str | None
     said: str = ""
+    # The words said, turn after turn (read with the transcript for the Calls list's filter).
+    words: str = ""
 
     @cached_property
     def transcript(self) -> tuple[Turn, ...]:
@@ -373,7 +376,7 @@ class Ledger:
         sql = f"SELECT {_COLUMNS}{extra} FROM calls {where} ORDER BY noted_at DESC, row DESC"
         with self._connect() as conn:
             if transcripts:
-                return [_entry(r[:-1], r[-1]) for r in conn.execute(sql, args)]
+                return [_entry(r[:-1], r[-1], _words(r[-1])) for r in conn.execute(sql, args)]
             return [_entry(r) for r in conn.execute(sql, args)]
 
     def get(self, call_id: str) -> CallEntry | None:
@@ -460,7 +463,22 @@ def _another_call(kept_kind: str, kept_created: str | None, record: CallRecord) 
     return bool(kept_created and record.created_at and kept_created != _iso(record.created_at))
 
 
-def _entry(row: Sequence[Any], transcript: str | None = None) -> CallEntry:
+def _words(said: str | None) -> str:
+    """The words of each turn of a stored transcript, joined: what the Calls list's filter
+    searches (the JSON they are kept in has role names, quotes and backslashes nobody said).
+    In Python, in the ledger's thread: 10,000 transcripts take ~0.2 s, half SQLite's json_each."""
+    if not said:
+        return ""
+    try:
+        raw = json.loads(said)
+    except ValueError:  # damaged by hand: nothing to find in it
+        return ""
+    if not isinstance(raw, list):
+        return ""
+    return " ".join(str(t[1]) for t in raw if isinstance(t, list) and len(t) == 2)
+
+
+def _entry(row: Sequence[Any], transcript: str | None = None, words: str | None = None) -> CallEntry:
     values = dict(zip(_NAMES, row, strict=True))
     values["has_recording"] = bool(values["has_recording"])
-    return CallEntry(**values, said=transcript or "")
+    return CallEntry(**values, said=transcript or "", words=words or "")

@@ -168,9 +168,9 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         return item.call_id or f"row:{item.row}"
 
     def row_of(self, e: CallEntry) -> Row:
-        # The stored transcript as it is: the filter finds words said in it without parsing
-        # 10,000 transcripts (only the detail of a highlighted call parses its own).
-        words = e.said
+        # The words said, joined by the ledger's query: the filter finds them without parsing
+        # 10,000 transcripts here (only the detail of a highlighted call parses its own).
+        words = e.words
         return make_row(
             self.key_of(e),
             (when(e.noted_at, short=True), e.agent or fmt.NONE, e.kind, e.to_number or e.from_ref or fmt.NONE,
