@@ -93,11 +93,13 @@ class ToolCallOutcome:
 
 
 async def call_tool(record: ToolRecord, sources: Sources, policy: ToolCalling,
-                    client: httpx.AsyncClient) -> ToolCallOutcome:
-    """One tool called (or refused before any connection); its record entry and the outputs it gave."""
+                    client: httpx.AsyncClient, turn: int | None = None) -> ToolCallOutcome:
+    """One tool called (or refused before any connection); its record entry and the outputs it gave.
+    ``turn``: the caller's turn (1-based) that led to a during_call tool, which a conversation
+    test's ``expect.tool`` reads, with ``args``, the arguments the agent gave it."""
     tool = _tool(record)
-    entry: dict[str, Any] = {"name": tool.name, "kind": tool.kind, "request": None, "status": None,
-                             "ms": None, "outputs": {}, "error": None}
+    entry: dict[str, Any] = {"name": tool.name, "kind": tool.kind, "args": dict(sources.arguments), "turn": turn,
+                             "request": None, "status": None, "ms": None, "outputs": {}, "error": None}
     try:
         request: ToolRequest = build_request(tool, sources, _secret(record))
     except ValueError as exc:
@@ -185,13 +187,14 @@ def arguments_in(turn: str, names: list[str]) -> dict[str, str]:
 
 
 async def during_call(record: ToolRecord, turn: str, values: dict[str, str], context: dict[str, str],
-                      policy: ToolCalling) -> ToolCallOutcome:
-    """A during_call tool a turn named, called with the arguments the turn gives."""
+                      policy: ToolCalling, number: int | None = None) -> ToolCallOutcome:
+    """A during_call tool a turn named, called with the arguments the turn gives (``number``: the
+    turn's, 1-based, kept on the record)."""
     from vap_console.api.tool_call import llm_param_names
 
     tool = _tool(record)
     sources = Sources(arguments_in(turn, llm_param_names(tool)), values, context)
-    return await call_tool(record, sources, policy, policy.client())
+    return await call_tool(record, sources, policy, policy.client(), number)
 
 
 def answer_after(label: str, outcome: ToolCallOutcome) -> str:
