@@ -7,40 +7,20 @@ billed POST is answered without waiting for the webhook."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.webhook import Webhook
-from vap_console.sandbox.clock import VirtualClock
-from vap_console.sandbox.server import RunningSandbox, start_in_thread
-from vap_console.sandbox.voice.tool_calls import ToolCalling
+from vap_console.sandbox.server import RunningSandbox
 from vap_console.sandbox.voice.trunks import ACTIVE, trunks_of
 
+from .calling import ARJUN, calling, hook, point_lookup_at
 from .socket_calls import account_of, agent_ref
 
-ARJUN = ("Hello {name}, this is Priya from Sharma Dental Clinic. You enquired about a flat with us. "
-         "Is this a good time to talk?")
+__all__ = ["calling", "hook"]  # fixtures
 CALLEE = "+919812340001"
-
-
-@pytest.fixture
-def hook() -> Iterator[Webhook]:
-    with Webhook() as server:
-        yield server
-
-
-@pytest.fixture
-def calling(sandbox_clock: VirtualClock) -> Iterator[RunningSandbox]:
-    with start_in_thread(clock=sandbox_clock, call_tools=ToolCalling()) as running:
-        yield running
-
-
-def point_lookup_at(sandbox: RunningSandbox, url: str, timeout_ms: int = 2000) -> None:
-    tool = next(t for t in account_of(sandbox).tools.values() if t.name == "lookup_customer")
-    tool.config = {**tool.config, "url": url, "timeoutMs": timeout_ms}
 
 
 def api(sandbox: RunningSandbox) -> httpx.Client:
