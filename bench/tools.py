@@ -156,8 +156,15 @@ _SERVE = ("import sys; from tests.webhook import Webhook\n"
 
 @contextmanager
 def _webhook_process() -> Iterator[str]:
+    with _child(_SERVE) as url:
+        yield url
+
+
+@contextmanager
+def _child(script: str, *args: str) -> Iterator[str]:
+    """``script`` run by a Python of its own until the block ends; yields the first line it prints."""
     root = Path(__file__).resolve().parents[1]
-    child = subprocess.Popen([sys.executable, "-c", _SERVE], cwd=root, stdin=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", script, *args], cwd=root, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
@@ -186,16 +193,8 @@ TOOL_TURN = "Please book_appointment doctor: Mehta, slot=Fri"
 
 @contextmanager
 def _calling_sandbox(hook_url: str) -> Iterator[str]:
-    root = Path(__file__).resolve().parents[1]
-    child = subprocess.Popen([sys.executable, "-c", _SANDBOX, hook_url], cwd=root, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None
-        yield child.stdout.readline().strip()
-    finally:
-        assert child.stdin is not None
-        child.stdin.close()
-        child.wait(timeout=30)
+    with _child(_SANDBOX, hook_url) as url:
+        yield url
 
 
 @dataclass

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.sandbox.calling import hook
 from tests.sandbox.socket_calls import account_of
 from tests.talk.cli import LONG_CALLS, SPEED, Talker
 from tests.webhook import Webhook
@@ -21,13 +22,8 @@ from vap_console.sandbox.server import RunningSandbox, start_in_thread
 from vap_console.sandbox.voice.tool_calls import ToolCalling
 from vap_console.scripting.tool_expects import ToolExpect, judge_call, judge_turn
 
+__all__ = ["hook"]  # a fixture
 BOOK = "Please book_appointment doctor: Mehta, slot=Friday 10am"
-
-
-@pytest.fixture
-def hook() -> Iterator[Webhook]:
-    with Webhook() as server:
-        yield server
 
 
 @pytest.fixture
