@@ -30,14 +30,17 @@ def api(sandbox: RunningSandbox) -> httpx.Client:
 def call_until(sandbox: RunningSandbox, call_id: str, done: Any) -> dict[str, Any]:
     """GET /v1/calls/{id} until ``done(record)``: the tools run after the POST was answered. The
     deadline only bounds a failure."""
-    deadline = time.monotonic() + 60
+    deadline, pause = time.monotonic() + 60, 0.01
     with api(sandbox) as c:
         while True:
-            record = c.get(f"/v1/calls/{call_id}").json()
+            answer = c.get(f"/v1/calls/{call_id}")
+            assert answer.status_code == 200, answer.text
+            record = answer.json()
             if done(record):
                 return record
             assert time.monotonic() < deadline, record
-            time.sleep(0.01)
+            time.sleep(pause)  # a poll, backing off: the sandbox allows 600 requests a minute
+            pause = min(pause * 2, 0.5)
 
 
 def called(record: dict[str, Any]) -> bool:
@@ -131,3 +134,17 @@ def test_without_call_tools_no_web_or_outbound_call_reaches_a_webhook(live_sandb
     record = call_until(live_sandbox, outbound, lambda r: r["status"] == "completed")
     assert greeting_of(record) == ARJUN.format(name="there") and record["toolCalls"] == []
     assert call_until(live_sandbox, web, lambda r: True)["toolCalls"] == [] and hook.arrived == []
+
+
+def test_vap_agents_webcall_on_a_calling_sandbox_reaches_the_webhook(calling, hook: Webhook, tmp_path, capsys) -> None:
+    import json
+
+    from tests.talk.cli import Talker
+
+    point_lookup_at(calling, hook.url + "/ok")
+    talker = Talker(calling, tmp_path, capsys)
+    result = talker("agents", "webcall", talker.ref("Arjun"), "--yes", "--json")
+    assert result.code == 0, result.err
+    [entry] = call_until(calling, json.loads(result.out)["callId"], called)["toolCalls"]
+    assert entry["status"] == 200 and entry["outputs"]["customer_name"] == "Asha Rao"
+    assert len(hook.arrived) == 1
