@@ -12,8 +12,16 @@ script is handed; `--dry-run` does everything but the webhook call, and "a plain
 all three requests" shows what those reads cost without the console's imports (click, pydantic,
 the models). Bytecode as an installed package has it (see bench/cli.py).
 
-Second table: the sandbox's ``--call-tools``, a during_call tool's whole call in the sandbox beyond
-the webhook's own time (the same request on a kept connection), p99 of 100: goal ≤ 5 ms.
+Second table: the sandbox's ``--call-tools``, what a tool call adds to the agent's answer beyond the
+webhook's own time, p99 of 100: goal ≤ 5 ms (issue 33). Measured end to end on the agent socket:
+a sandbox in a process of its own (``--call-tools``, speech 20× faster), the webhook in another,
+this process the caller. Each of 100 rounds, in one call: the webhook's own time (the same request
+sent bare on a kept connection), a turn the agent answers without a tool (a variable's value) and
+a turn that makes it call its during_call tool (``book_appointment``, pointed at the webhook), each
+timed from the turn sent to ``agent_start_talking``; added = tool turn − plain turn − webhook. The
+answers are the same each round, so their speech is the sandbox's cached one. Beside it, the
+sandbox's tool call alone (``during_call``, in this process) against the bare request: where the
+added time goes.
 
 Run with `make bench` (or `python -m bench tools`).
 """
@@ -29,6 +37,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -105,17 +114,36 @@ def main() -> int:
         ],
     )
     with _webhook_process() as hook_url:
+        with _calling_sandbox(hook_url + "/ok") as base_url:
+            answers = asyncio.run(_answers(base_url, hook_url + "/ok"))
         added = asyncio.run(_sandbox_tool_calls(hook_url + "/ok"))
-    p99 = statistics.quantiles(added, n=100)[98]
+    over = [a.added for a in answers]
+    p99 = _p99(over)
     met_sandbox = print_table(
-        f"the sandbox's --call-tools: a during_call tool's call, beyond the webhook's own time ({CALLS} calls, "
-        "each against the same request on a kept connection)",
+        f"the sandbox's --call-tools: what a tool call adds to the agent's answer beyond the webhook's own time "
+        f"({len(answers)} rounds on one socket call; sandbox, webhook and caller in three processes)",
         [
-            ("added, median", f"{statistics.median(added):.2f} ms", "", None),
+            ("webhook's own time in the tool call (the sandbox's sender), median",
+             f"{statistics.median(a.webhook for a in answers):.2f} ms", "", None),
+            ("  the same request sent bare from the caller, median", f"{statistics.median(a.bare for a in answers):.2f} ms",
+             "", None),
+            ("answer without a tool, median", f"{statistics.median(a.plain for a in answers):.2f} ms", "", None),
+            ("answer calling the tool, median", f"{statistics.median(a.tool for a in answers):.2f} ms", "", None),
+            ("added, median", f"{statistics.median(over):.2f} ms", "", None),
             ("added, p99", f"{p99:.2f} ms", f"≤ {ADDED_GOAL_MS} ms", p99 <= ADDED_GOAL_MS),
+            # Three processes on a shared machine: how far one answer with no tool strays from its
+            # own median is the floor under any p99 of a difference of two answers.
+            ("the measure's own noise: answer without a tool, p99 − median",
+             f"{_p99([a.plain for a in answers]) - statistics.median(a.plain for a in answers):.2f} ms", "", None),
+            ("where it goes: the sandbox's tool call alone, beyond the bare request, median / p99",
+             f"{statistics.median(added):.2f} / {_p99(added):.2f} ms", "", None),
         ],
     )
     return 0 if met and met_sandbox else 1
+
+
+def _p99(values: list[float]) -> float:
+    return statistics.quantiles(values, n=100)[98] if len(values) > 1 else values[0]
 
 
 CALLS = 100
@@ -128,8 +156,15 @@ _SERVE = ("import sys; from tests.webhook import Webhook\n"
 
 @contextmanager
 def _webhook_process() -> Iterator[str]:
+    with _child(_SERVE) as url:
+        yield url
+
+
+@contextmanager
+def _child(script: str, *args: str) -> Iterator[str]:
+    """``script`` run by a Python of its own until the block ends; yields the first line it prints."""
     root = Path(__file__).resolve().parents[1]
-    child = subprocess.Popen([sys.executable, "-c", _SERVE], cwd=root, stdin=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", script, *args], cwd=root, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
@@ -138,6 +173,84 @@ def _webhook_process() -> Iterator[str]:
         assert child.stdin is not None
         child.stdin.close()
         child.wait(timeout=30)
+
+
+# The sandbox with --call-tools in a process of its own, its book_appointment pointed at the webhook.
+_SANDBOX = ("import sys\n"
+            "from vap_console.sandbox.keys import by_name\n"
+            "from vap_console.sandbox.server import start_in_thread\n"
+            "from vap_console.sandbox.voice.tool_calls import ToolCalling\n"
+            "with start_in_thread(speed=20, faults='call_max_s=86400', call_tools=ToolCalling()) as box:\n"
+            "    for tool in box.state.account(by_name('agent')).tools.values():\n"
+            "        if tool.name == 'book_appointment':\n"
+            "            tool.config = {**tool.config, 'method': 'GET', 'url': sys.argv[1], 'body': '',\n"
+            "                           'params': [{'name': 'slot', 'value': '{slot}'}], 'timeoutMs': 5000,\n"
+            "                           'outputs': [{'name': 'appointment_slot', 'path': 'data.visits.0.date'}]}\n"
+            "    print(box.base_url, flush=True); sys.stdin.read()\n")
+PLAIN_TURN = "What is the business_name?"
+TOOL_TURN = "Please book_appointment doctor: Mehta, slot=Fri"
+
+
+@contextmanager
+def _calling_sandbox(hook_url: str) -> Iterator[str]:
+    with _child(_SANDBOX, hook_url) as url:
+        yield url
+
+
+@dataclass
+class Round:
+    bare: float  # ms, the webhook's request sent bare from this process
+    plain: float  # ms, turn sent → agent_start_talking, no tool
+    tool: float  # ms, the same for the turn that calls the tool
+    webhook: float  # ms, the webhook's time in that tool call, as the sandbox's sender timed it
+
+    @property
+    def added(self) -> float:
+        return self.tool - self.plain - self.webhook
+
+
+async def _answers(base_url: str, hook_url: str, rounds: int = CALLS) -> list[Round]:
+    """``rounds`` rounds on one socket call (after 5 that warm the speech cache and the pools)."""
+    import json
+
+    import websockets
+
+    key = {"Authorization": "Bearer sk_sandbox_agent"}
+    async with httpx.AsyncClient(base_url=base_url, headers=key) as api, httpx.AsyncClient() as bare:
+        agents = (await api.get("/v1/agents")).json()["items"]
+        priya = next(a["handle"] for a in agents if a["name"].startswith("Priya"))
+        token = (await api.post("/v1/register-call", json={"agent_id": priya})).json()["access_token"]
+        url = base_url.replace("http://", "ws://") + "/v1/agent/connect?token=" + token
+        async with websockets.connect(url, max_size=None) as ws:
+
+            async def until(kind: str) -> list[dict[str, object]]:
+                seen = []
+                while True:
+                    seen.append(json.loads(await ws.recv()))
+                    if seen[-1]["type"] == kind:
+                        return seen
+
+            async def turn(text: str, tools: int) -> tuple[float, float]:
+                t0 = time.perf_counter()
+                await ws.send(json.dumps({"type": "input_text.send", "text": text}))
+                seen = await until("agent_start_talking")
+                took = (time.perf_counter() - t0) * 1000
+                called = [e for e in seen if e["type"] == "sandbox.tool_call"]
+                assert len(called) == tools and all(e["status"] == 200 for e in called), called  # measured what it says
+                await until("agent_stop_talking")
+                return took, sum(float(str(e["ms"])) for e in called)
+
+            await until("agent_stop_talking")  # the greeting
+            done: list[Round] = []
+            for _ in range(rounds + 5):
+                t0 = time.perf_counter()
+                await bare.get(hook_url, params={"slot": "Fri"})
+                bare_ms = (time.perf_counter() - t0) * 1000
+                plain, _ = await turn(PLAIN_TURN, 0)
+                tool, webhook = await turn(TOOL_TURN, 1)
+                done.append(Round(bare_ms, plain, tool, webhook))
+            await ws.send(json.dumps({"type": "session.close"}))
+    return done[5:]
 
 
 async def _sandbox_tool_calls(url: str, calls: int = CALLS) -> list[float]:

@@ -35,3 +35,12 @@ async def test_the_tools_bench_times_a_sandbox_tool_call_against_a_webhook_proce
     with tools_bench._webhook_process() as url:
         added = await tools_bench._sandbox_tool_calls(url + "/ok", calls=3)
     assert len(added) == 3 and all(-60_000 < a < 60_000 for a in added)  # ms: measured, not blank
+
+
+async def test_the_tools_bench_times_answers_with_and_without_a_tool_call_on_the_socket() -> None:
+    from bench import tools as tools_bench
+
+    with tools_bench._webhook_process() as url, tools_bench._calling_sandbox(url + "/ok") as base:
+        rounds = await tools_bench._answers(base, url + "/ok", rounds=2)
+    assert len(rounds) == 2  # and each tool turn was checked to have called the webhook (status 200)
+    assert all(0 < r.plain < 60_000 and 0 < r.webhook < r.tool < 60_000 for r in rounds)  # ms: measured, not blank

@@ -6,52 +6,22 @@ kept on the call record with its secret masked."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
 from tests.webhook import Webhook
-from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.server import RunningSandbox, start_in_thread
 from vap_console.sandbox.voice.tool_calls import ToolCalling
 
+from .calling import ARJUN, STORED_TOKEN, calling, greeting_and_record, hook, point_lookup_at
 from .socket_calls import account_of, dialled, register
 
-ARJUN = ("Hello {name}, this is Priya from Sharma Dental Clinic. You enquired about a flat with us. "
-         "Is this a good time to talk?")
-STORED_TOKEN = "sandbox-crm-token"  # the seeded lookup_customer's credential
-
-
-@pytest.fixture
-def hook() -> Iterator[Webhook]:
-    with Webhook() as server:
-        yield server
-
-
-@pytest.fixture
-def calling(sandbox_clock: VirtualClock) -> Iterator[RunningSandbox]:
-    with start_in_thread(clock=sandbox_clock, call_tools=ToolCalling()) as running:
-        yield running
-
-
-def _point_lookup_at(sandbox: RunningSandbox, url: str) -> None:
-    tool = next(t for t in account_of(sandbox).tools.values() if t.name == "lookup_customer")
-    tool.config = {**tool.config, "url": url, "timeoutMs": 2000}
-
-
-async def _greeting_and_record(sandbox: RunningSandbox) -> tuple[str, dict]:
-    registered = await register(sandbox, "Arjun")
-    async with dialled(sandbox, registered["access_token"]) as call:
-        await call.until("agent_start_talking", timeout=60)
-        call.clock.advance(30)  # longer than the greeting takes to say
-        events = await call.until("agent_stop_talking")
-    record = account_of(sandbox).calls[registered["call_id"]]
-    return events[-2]["text"], {"toolCalls": record.tool_calls, "id": registered["call_id"]}
+__all__ = ["calling", "hook"]  # fixtures
 
 
 async def test_a_before_call_tools_real_outputs_fill_the_greeting(calling, hook: Webhook) -> None:
-    _point_lookup_at(calling, hook.url + "/ok")
-    greeting, record = await _greeting_and_record(calling)
+    point_lookup_at(calling, hook.url + "/ok")
+    greeting, record = await greeting_and_record(calling)
     assert greeting == ARJUN.format(name="Asha Rao")  # data.name from the webhook, not the stand-in
     [got] = hook.arrived
     assert got.headers["authorization"] == f"Bearer {STORED_TOKEN}"  # the tool's own credential
@@ -65,31 +35,31 @@ async def test_a_before_call_tools_real_outputs_fill_the_greeting(calling, hook:
 
 
 async def test_a_failing_webhook_leaves_the_default_and_is_recorded(calling, hook: Webhook) -> None:
-    _point_lookup_at(calling, hook.url + "/status/500")
-    greeting, record = await _greeting_and_record(calling)
+    point_lookup_at(calling, hook.url + "/status/500")
+    greeting, record = await greeting_and_record(calling)
     assert greeting == ARJUN.format(name="there")  # customer_name's default
     [entry] = record["toolCalls"]
     assert entry["status"] == 500 and entry["outputs"] == {} and "500" in entry["error"]
 
 
 async def test_a_webhook_past_its_timeout_leaves_the_default(calling, hook: Webhook) -> None:
-    _point_lookup_at(calling, hook.url + "/slow")
-    greeting, record = await _greeting_and_record(calling)
+    point_lookup_at(calling, hook.url + "/slow")
+    greeting, record = await greeting_and_record(calling)
     assert greeting == ARJUN.format(name="there")
     assert "no complete answer within 2000 ms" in record["toolCalls"][0]["error"]
 
 
 async def test_a_host_that_is_not_loopback_is_never_called(calling) -> None:
     # The seed's own URL (crm.sharmadental.example): refused before any connection is opened.
-    greeting, record = await _greeting_and_record(calling)
+    greeting, record = await greeting_and_record(calling)
     assert greeting == ARJUN.format(name="there")
     [entry] = record["toolCalls"]
     assert entry["status"] is None and "crm.sharmadental.example is not called" in entry["error"]
 
 
 async def test_without_call_tools_the_stand_ins_answer(live_sandbox, hook: Webhook) -> None:
-    _point_lookup_at(live_sandbox, hook.url + "/ok")
-    greeting, record = await _greeting_and_record(live_sandbox)
+    point_lookup_at(live_sandbox, hook.url + "/ok")
+    greeting, record = await greeting_and_record(live_sandbox)
     assert greeting == ARJUN.format(name="Rahul Verma") and hook.arrived == [] and record["toolCalls"] == []
 
 
@@ -163,9 +133,9 @@ def test_a_turns_arguments_are_name_value_pairs(turn: str, args: dict[str, str])
 
 async def test_calls_share_one_kept_connection_to_a_webhook(calling, hook: Webhook) -> None:
     # A connection (and, for https, the CA bundle) per tool call added its setup to every answer.
-    _point_lookup_at(calling, hook.url + "/ok")
-    await _greeting_and_record(calling)
-    await _greeting_and_record(calling)
+    point_lookup_at(calling, hook.url + "/ok")
+    await greeting_and_record(calling)
+    await greeting_and_record(calling)
     first, second = hook.arrived
     assert first.peer and first.peer == second.peer
 
@@ -175,7 +145,7 @@ async def test_each_tool_call_is_told_on_the_socket_as_its_documented_frame(call
 
     from vap_console.sandbox.voice.asyncapi import build_asyncapi
 
-    _point_lookup_at(calling, hook.url + "/ok")
+    point_lookup_at(calling, hook.url + "/ok")
     _point_booking_at(calling, hook.url + "/status/500")
     registered = await register(calling)
     async with dialled(calling, registered["access_token"]) as call:
@@ -198,7 +168,7 @@ def test_talk_json_emits_each_tool_call_as_it_happens(tmp_path, capsys, hook: We
     from tests.talk.cli import SPEED, Talker
 
     with start_in_thread(speed=SPEED, call_tools=ToolCalling()) as sandbox:
-        _point_lookup_at(sandbox, hook.url + "/ok")
+        point_lookup_at(sandbox, hook.url + "/ok")
         talker = Talker(sandbox, tmp_path, capsys)
         result = talker("agents", "talk", talker.ref(), "--say", "hi", "--yes", "--json")
     assert result.code == 0, result.err

@@ -380,11 +380,12 @@ class VapClient:
         url = socket_url(self._base_url, token)
         return AgentSocket(url) if connect is None else AgentSocket(url, connect=connect)
 
-    async def tools_called(self, call_id: str) -> list[str] | None:
-        """The tools a call used, from GET /v1/calls/{id}'s ``toolsCalled`` (a sandbox extension);
-        None when the record does not say. (Issue 25's ``get_call`` reads the whole record.)"""
+    async def tools_called(self, call_id: str) -> CallTools:
+        """The tools a call used, from GET /v1/calls/{id}: ``toolsCalled`` (names) and
+        ``toolCalls`` (each webhook call, its arguments and turn), sandbox extensions, each None
+        when the record does not say. (Issue 25's ``get_call`` reads the whole record.)"""
         answer = await self._sender.send("GET", f"/v1/calls/{_segment(call_id)}", extension=True)
-        return (await self._parse(CallTools, answer)).tools_called
+        return await self._parse(CallTools, answer)
 
     # --- calls ---
 

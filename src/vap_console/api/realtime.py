@@ -85,12 +85,27 @@ class RegisteredCall(_SnakeWire):
     __str__ = __repr__
 
 
+class ToolCallSeen(_Wire):
+    """One webhook call on a call record's ``toolCalls`` (the sandbox's ``--call-tools``): the
+    arguments the agent gave (``args``) and the caller's turn that led to it (``turn``, 1-based;
+    None for a before_call tool)."""
+
+    name: str
+    kind: str | None = None
+    args: dict[str, Any] | None = None
+    turn: int | None = None
+    status: int | None = None
+    error: str | None = None
+
+
 class CallTools(_Wire):
-    """Of GET /v1/calls/{id}, the tools the call used (``toolsCalled``, a sandbox extension; None
-    where the record does not say). Issue 25's client reads the whole record."""
+    """Of GET /v1/calls/{id}, the tools the call used: their names (``toolsCalled``) and each
+    webhook call with its arguments and turn (``toolCalls``); both sandbox extensions, None where
+    the record does not say. Issue 25's client reads the whole record."""
 
     id: str
     tools_called: list[str] | None = None
+    tool_calls: list[ToolCallSeen] | None = None
 
 
 def mask_token(token: str) -> str:

@@ -143,4 +143,11 @@ def open_room(request: Request, account: Account, agent: AgentRecord, call_id: s
                         steps=[Step(now + timedelta(seconds=CALL_HOLD_SECONDS), EXPIRED, "no_participant")])
     account.calls[call_id] = record
     bill(account, record)
+    policy = getattr(request.app.state, "call_tools", None)
+    if policy is not None:  # --call-tools: the before_call webhooks, for real, once the room is answered
+        from vap_console.sandbox.voice.tool_calls import start_before_call
+
+        # Nobody joins a sandbox room, so nothing says the variables they fill; the record keeps each call.
+        start_before_call(policy, account, agent, call_id, "",
+                          lambda _filled, entries: record.tool_calls.extend(entries))
     return JSONResponse(session)

@@ -16,6 +16,7 @@ from typing import Any
 
 from vap_console.api.conversation import Turn
 from vap_console.api.limits import TYPED_TURN
+from vap_console.api.realtime import CallTools
 from vap_console.literal import clean, xml_text
 from vap_console.scripting.dialogue import Run
 from vap_console.scripting.test_gates import (
@@ -27,9 +28,11 @@ from vap_console.scripting.test_gates import (
     read_gates,
     read_thresholds,
 )
+from vap_console.scripting.tool_expects import ToolExpect, ToolExpectError, judge_call, judge_turn, read_tools
 
 ANSWER_KEYS = {"contains", "not_contains", "matches", "within_ms"}
 TURN_KEYS = {"say", "expect"}
+TURN_EXPECT_KEYS = ANSWER_KEYS | {"tool"}  # a turn's answer may also name the tool it must call
 CONVERSATION_KEYS = {"name", "greeting", "turns", "tools_called", "agent_ends_call"} | GATE_KEYS
 FILE_KEYS = {"agent", "timeout_ms", "conversations"} | GATE_KEYS | COMPARE_KEYS
 
@@ -44,6 +47,7 @@ class Expect:
     not_contains: list[str] = field(default_factory=list)
     matches: re.Pattern[str] | None = None
     within_ms: int | None = None
+    tools: list[ToolExpect] = field(default_factory=list)  # a turn's expect.tool (scripting/tool_expects.py)
 
 
 @dataclass
@@ -57,10 +61,15 @@ class Script:
     name: str
     greeting: Expect
     turns: list[ScriptedTurn]
-    tools_called: list[str]
+    tools_called: list[ToolExpect]
     agent_ends_call: bool | None
     # repeat, min_pass_rate, latency and cost budgets (scripting/test_gates.py)
     gates: Gates = field(default_factory=Gates)
+
+    @property
+    def asks_tools(self) -> bool:
+        """Whether judging it needs the call record's tools."""
+        return bool(self.tools_called) or any(t.expect.tools for t in self.turns)
 
 
 @dataclass
@@ -136,9 +145,18 @@ def _positive(path: Path, at: str, value: Any) -> int:
     return value
 
 
-def _expect(path: Path, at: str, value: Any) -> Expect:
-    data = _object(path, at, value if value is not None else {}, ANSWER_KEYS)
+def _tools(path: Path, at: str, value: Any) -> list[ToolExpect]:
+    try:
+        return read_tools(at, value)
+    except ToolExpectError as exc:
+        raise _fail(path, exc.at, exc.rule) from None
+
+
+def _expect(path: Path, at: str, value: Any, keys: set[str] = ANSWER_KEYS) -> Expect:
+    data = _object(path, at, value if value is not None else {}, keys)
     expect = Expect()
+    if "tool" in data:
+        expect.tools = _tools(path, f"{at}.tool", data["tool"])
     if "contains" in data:
         expect.contains = _strings(path, f"{at}.contains", data["contains"])
     if "not_contains" in data:
@@ -171,8 +189,8 @@ def _script(path: Path, at: str, value: Any, index: int) -> Script:
         say = turn.get("say")
         if not isinstance(say, str) or not say.strip() or not TYPED_TURN.allows(len(say)):
             raise _fail(path, f"{here}.say", f"required: the text to type, {TYPED_TURN.rule()}")
-        turns.append(ScriptedTurn(say, _expect(path, f"{here}.expect", turn.get("expect"))))
-    tools = _strings(path, f"{at}.tools_called", data["tools_called"]) if "tools_called" in data else []
+        turns.append(ScriptedTurn(say, _expect(path, f"{here}.expect", turn.get("expect"), TURN_EXPECT_KEYS)))
+    tools = _tools(path, f"{at}.tools_called", data["tools_called"]) if "tools_called" in data else []
     ends = data.get("agent_ends_call")
     if ends is not None and not isinstance(ends, bool):
         raise _fail(path, f"{at}.agent_ends_call", "must be true or false")
@@ -201,6 +219,8 @@ def _file(path: Path, data: Any) -> TestFile:
 
 
 # --- judging ---
+
+_NO_RECORD = "the call record could not be read (GET /v1/calls/{id})"
 
 
 def _said(turns: list[Turn]) -> str:
@@ -235,8 +255,9 @@ def judge_answer(conversation: str, label: str, expect: Expect, answer: list[Tur
     return checks
 
 
-def judge(script: Script, run: Run | None, failure: str | None, tools: list[str] | None) -> list[Check]:
-    """Every expectation of ``script`` against what happened (``failure``: the call never ran)."""
+def judge(script: Script, run: Run | None, failure: str | None, tools: CallTools | None) -> list[Check]:
+    """Every expectation of ``script`` against what happened (``failure``: the call never ran;
+    ``tools``: the call record's tools, None when it could not be read)."""
     checks: list[Check] = []
     segments = run.segments if run else []
     talk = run.conversation if run else None
@@ -246,14 +267,14 @@ def judge(script: Script, run: Run | None, failure: str | None, tools: list[str]
     checks += judge_answer(script.name, "greeting", script.greeting, segments[0] if segments else None, ended_why)
     for i, turn in enumerate(script.turns):
         answer = segments[i + 1] if len(segments) > i + 1 else None
-        checks += judge_answer(script.name, f"answer {i + 1} ({_short(turn.say)})", turn.expect, answer, ended_why)
+        label = f"answer {i + 1} ({_short(turn.say)})"
+        checks += judge_answer(script.name, label, turn.expect, answer, ended_why)
+        for tool in turn.expect.tools:
+            what, ok, detail = judge_turn(tool, tools, failure or _NO_RECORD, i + 1)
+            checks.append(Check(script.name, f"{label} {what}", ok, detail))
     for tool in script.tools_called:
-        if tools is None:
-            detail = failure or "the call record does not say which tools were called (GET /v1/calls/{id})"
-            checks.append(Check(script.name, f"tool {tool!r} was called", False, detail))
-        else:
-            checks.append(Check(script.name, f"tool {tool!r} was called", tool in tools,
-                                f"called: {', '.join(tools) or 'none'}"))
+        what, ok, detail = judge_call(tool, tools, failure or _NO_RECORD)
+        checks.append(Check(script.name, what, ok, detail))
     if script.agent_ends_call is not None:
         reason = talk.closed.reason if talk and talk.closed else None
         ended_by_agent = reason == "ended"

@@ -283,7 +283,7 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
 @agents.command("test", epilog=example(
     "vap agents test front-desk.test.json --yes --junit report.xml",
     "Each file names an agent and its conversations: the turns to type and what each answer must "
-    "hold (contains, not_contains, matches, within_ms; tools_called and agent_ends_call per "
+    "hold (contains, not_contains, matches, within_ms, tool; tools_called and agent_ends_call per "
     "conversation), and the gates of a release: repeat and min_pass_rate, latency budgets "
     "(p50_ms, p95_ms) and max_credits, per conversation and per suite; examples/front-desk.test.json "
     "is one. Every file is checked before any call. Each run of a conversation is a call, billed "

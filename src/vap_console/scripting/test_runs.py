@@ -133,7 +133,7 @@ async def hold(client: VapClient, job: Job, slots: Slots, on_call_started: CallS
         break
     failure = describe(talk.failure)[0] if talk.failure is not None else None
     tools = None
-    if script.tools_called and talk.call_id:
+    if script.asks_tools and talk.call_id:
         with contextlib.suppress(errors.ApiError):
             tools = await client.tools_called(talk.call_id)
     charged = await _credits(client, talk.call_id) if talk.started else 0.0

@@ -326,19 +326,21 @@ class Session:
 
     async def _speak(self) -> None:
         await self._say(self.brain.greeting())
+        answering = 0  # the caller's turn being answered, 1-based (a tool call's record says which)
         while True:
             self.speaker_at = None
             heard = await self.heard.get()
+            answering += 1
             reply = self.brain.answer(heard)
             self.record.tools_called.extend(reply.tools)
             if self.policy is not None and reply.tools:
-                reply = await self._call_tools(reply, heard)
+                reply = await self._call_tools(reply, heard, answering)
             await self._say(reply.text)
             if reply.ends_call:
                 self._end("ended")
                 return
 
-    async def _call_tools(self, reply: Reply, heard: str) -> Reply:
+    async def _call_tools(self, reply: Reply, heard: str, turn: int) -> Reply:
         """--call-tools: the during_call tools a turn named, called for real (built-in ones are the
         platform's own actions, never a webhook); the answer says what they returned."""
         from vap_console.sandbox.voice.tool_calls import answer_after, during_call
@@ -348,7 +350,7 @@ class Session:
             if record is None or self.policy is None:
                 continue
             context = {"call_id": self.call_id, "agent_id": self.brain.agent.id, "phone_number": ""}
-            outcome = await during_call(record, heard, self.brain.values, context, self.policy)
+            outcome = await during_call(record, heard, self.brain.values, context, self.policy, turn)
             await self._tool_called(outcome.entry)
             self.brain.values.update(outcome.outputs)
             reply = Reply(answer_after(name.replace("_", " "), outcome), reply.tools, reply.ends_call)

@@ -112,15 +112,19 @@ def schemas() -> dict[str, Any]:
                 "toolsCalled": _ext({"type": "array", "items": {"type": "string"}}),
                 "toolCalls": _ext({"type": "array", "description":
                     "With `vap sandbox serve --call-tools`: each call of a tool's webhook, in order: the "
-                    "request as sent (its secret masked), the status, the milliseconds, the outputs read, "
-                    "or the error. Empty otherwise.", "items": {
+                    "arguments the agent gave it, the caller's turn that led to it (1-based; null for a "
+                    "before_call tool), the request as sent (its secret masked), the status, the "
+                    "milliseconds, the outputs read, or the error. Empty otherwise.", "items": {
                         "type": "object", "properties": {
                             "name": {"type": "string"}, "kind": {"type": "string"},
+                            "args": {"type": "object", "additionalProperties": {"type": "string"}},
+                            "turn": _nullable({"type": "integer", "minimum": 1}),
                             "request": _nullable({"type": "object"}), "status": _nullable({"type": "integer"}),
                             "ms": _nullable({"type": "number"}),
                             "outputs": {"type": "object", "additionalProperties": {"type": "string"}},
                             "error": _nullable({"type": "string"})},
-                        "required": ["name", "kind", "request", "status", "ms", "outputs", "error"]}}),
+                        "required": ["name", "kind", "args", "turn", "request", "status", "ms", "outputs",
+                                     "error"]}}),
                 "recordingUrl": _nullable({"type": "string", "format": "uri", "description":
                     "Signed, expiring; fetch it with no Authorization header. null until the call ends, "
                     "and when there was nothing to record."}),

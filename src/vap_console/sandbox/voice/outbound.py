@@ -71,16 +71,16 @@ OUTCOMES = {
 }
 
 
-def _filled(text: str, account: Account, agent: AgentRecord) -> str:
-    """The greeting as a callee hears it: {variables} with the account's defaults, as a call with
-    no tool output would fill them."""
-    values = {name: v.default_value for name, v in account.variables.items()}
+def _filled(text: str, account: Account, agent: AgentRecord, tool_values: dict[str, str] | None = None) -> str:
+    """The greeting as a callee hears it: {variables} with what the call's before_call tools
+    gave (``--call-tools``), else the account's defaults, as a call with no tool output fills them."""
+    values = {name: v.default_value for name, v in account.variables.items()} | (tool_values or {})
     values.setdefault("agent_name", agent.name.split(" – ")[0])
     return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", lambda m: values.get(m[1], m[0]), text)
 
 
-def script(account: Account, agent: AgentRecord) -> list[dict[str, str]]:
-    greeting = _filled(agent.greeting.strip(), account, agent) or f"Hello, this is {agent.name}."
+def script(account: Account, agent: AgentRecord, tool_values: dict[str, str] | None = None) -> list[dict[str, str]]:
+    greeting = _filled(agent.greeting.strip(), account, agent, tool_values) or f"Hello, this is {agent.name}."
     return [
         {"role": "assistant", "content": greeting},
         {"role": "user", "content": "Hi, yes, I can talk now."},
@@ -90,7 +90,8 @@ def script(account: Account, agent: AgentRecord) -> list[dict[str, str]]:
     ]
 
 
-def plan(outcome: Outcome, account: Account, agent: AgentRecord, start: datetime) -> list[Step]:
+def plan(outcome: Outcome, account: Account, agent: AgentRecord, start: datetime,
+         tool_values: dict[str, str] | None = None) -> list[Step]:
     def after(seconds: float) -> datetime:
         return start + timedelta(seconds=seconds)
 
@@ -102,7 +103,7 @@ def plan(outcome: Outcome, account: Account, agent: AgentRecord, start: datetime
         return [Step(after(FAIL_SECONDS), FAILED, "carrier_error")]
     steps = [Step(after(RING_SECONDS), IN_PROGRESS)]
     t = RING_SECONDS
-    for turn in script(account, agent):
+    for turn in script(account, agent, tool_values):
         t += len(turn["content"].split()) * SECONDS_PER_WORD
         steps.append(Step(after(t), turn=turn))  # a turn is settled when it has been said
         t += PAUSE_SECONDS
@@ -166,13 +167,41 @@ async def place_call(request: Request) -> Response:
     if key.start_fails_first and agent.id not in account.failed_starts:
         account.failed_starts.add(agent.id)
         raise Problem(502, "agent_start_failed", f"{agent.name} could not be started; safe to retry.")
+    outcome = Outcome.of(to_number)
     record = CallRecord(
         id=account.next_call_id(), agent_id=agent.id, kind="outbound", status=CALLING, created_at=now,
-        to_number=to_number, from_trunk_id=trunk_id, steps=plan(Outcome.of(to_number), account, agent, now),
+        to_number=to_number, from_trunk_id=trunk_id, steps=plan(outcome, account, agent, now),
     )
     account.calls[record.id] = record
-    bill(account, record)
+    if not _tools_first(request, account, agent, record, outcome):
+        bill(account, record)
     return JSONResponse({"callId": record.id, "status": CALLING, "toNumber": to_number}, status_code=202)
+
+
+def _tools_first(request: Request, account: Account, agent: AgentRecord, record: CallRecord,
+                 outcome: Outcome) -> bool:
+    """``--call-tools``: the account's before_call tools run as the call is placed (its callee is
+    their ``{phone_number}``); the call rings meanwhile, with nothing laid out, and is answered
+    RING_SECONDS after it was placed or when they have all answered, whichever is later, its
+    greeting filled with their outputs. False when there is nothing to run."""
+    from vap_console.sandbox.voice.tool_calls import start_before_call
+
+    policy = getattr(request.app.state, "call_tools", None)
+    if policy is None:
+        return False
+    state, placed, steps = sandbox_of(request), record.created_at, record.steps
+
+    def answered(filled: dict[str, str], entries: list[dict[str, Any]]) -> None:
+        record.tool_calls.extend(entries)
+        start = max(placed, state.now() - timedelta(seconds=RING_SECONDS))
+        record.steps = plan(outcome, account, agent, start, filled)
+        bill(account, record)
+
+    record.steps = []  # ringing until the tools have answered
+    if start_before_call(policy, account, agent, record.id, record.to_number or "", answered):
+        return True
+    record.steps = steps
+    return False
 
 
 # One answered outbound call every account made the day before the sandbox's origin (id from fixed

@@ -1,7 +1,8 @@
 """The sandbox calling the account's tools for real: `vap sandbox serve --call-tools` (issue 33, 3).
 
 Off by default: the sandbox then answers tools with stand-in values (agent_brain.py). On, each
-``before_call`` tool runs at the start of an agent-socket call with the request api/tool_call.py
+``before_call`` tool runs at the start of every call (the agent socket's, a web call's, an
+outbound call's: ``start_before_call``) with the request api/tool_call.py
 builds (the placeholder rule: variables' defaults, then the call's context), sent by
 api/tool_webhook.py (the tool's timeoutMs, no redirects, a read cap); its outputs fill the
 variables the greeting and answers use. A failure or a timeout leaves the variable's default, as
@@ -18,7 +19,10 @@ as sent (secret masked), the status, the milliseconds, the outputs read, or the 
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +35,8 @@ from vap_console.api.tool_webhook import send, webhook_client
 from vap_console.cleartext import is_this_machine
 from vap_console.sandbox.records import Account, AgentRecord, ToolRecord
 
+_log = logging.getLogger("uvicorn.error")
+
 
 class ToolCalling:
     """``--call-tools``: which hosts, besides loopback, a tool may be called on, and the one client
@@ -41,6 +47,19 @@ class ToolCalling:
     def __init__(self, hosts: frozenset[str] = frozenset()) -> None:
         self.hosts = hosts
         self._client: httpx.AsyncClient | None = None
+        # Tool calls a web or outbound call runs after its answer has gone: kept here so the loop
+        # does not drop them half-way (it holds tasks only weakly).
+        self._running: set[asyncio.Task[None]] = set()
+
+    def run_later(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(job)
+        self._running.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        if not task.cancelled() and (error := task.exception()) is not None:
+            _log.error("a tool call of the sandbox failed", exc_info=error)  # a sandbox bug, in serve's log
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None or self._client.is_closed:
@@ -74,11 +93,13 @@ class ToolCallOutcome:
 
 
 async def call_tool(record: ToolRecord, sources: Sources, policy: ToolCalling,
-                    client: httpx.AsyncClient) -> ToolCallOutcome:
-    """One tool called (or refused before any connection); its record entry and the outputs it gave."""
+                    client: httpx.AsyncClient, turn: int | None = None) -> ToolCallOutcome:
+    """One tool called (or refused before any connection); its record entry and the outputs it gave.
+    ``turn``: the caller's turn (1-based) that led to a during_call tool, which a conversation
+    test's ``expect.tool`` reads, with ``args``, the arguments the agent gave it."""
     tool = _tool(record)
-    entry: dict[str, Any] = {"name": tool.name, "kind": tool.kind, "request": None, "status": None,
-                             "ms": None, "outputs": {}, "error": None}
+    entry: dict[str, Any] = {"name": tool.name, "kind": tool.kind, "args": dict(sources.arguments), "turn": turn,
+                             "request": None, "status": None, "ms": None, "outputs": {}, "error": None}
     try:
         request: ToolRequest = build_request(tool, sources, _secret(record))
     except ValueError as exc:
@@ -101,15 +122,21 @@ async def call_tool(record: ToolRecord, sources: Sources, policy: ToolCalling,
     return ToolCallOutcome(entry, outputs)
 
 
-async def before_call(account: Account, agent: AgentRecord, call_id: str,
-                      policy: ToolCalling) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def _before_call_tools(account: Account) -> list[ToolRecord]:
+    return [t for t in account.tools.values() if t.kind == "before_call" and not t.is_default]
+
+
+async def before_call(account: Account, agent: AgentRecord, call_id: str, policy: ToolCalling,
+                      phone_number: str = "") -> tuple[dict[str, str], list[dict[str, Any]]]:
     """Every before_call tool of the account, called in order: the variables their outputs fill
-    and one record entry per call."""
-    tools = [t for t in account.tools.values() if t.kind == "before_call" and not t.is_default]
+    and one record entry per call. ``phone_number``: the callee of an outbound call; a web or
+    socket call has none."""
+    tools = _before_call_tools(account)
     if not tools:
         return {}, []
     defaults = {name: var.default_value for name, var in account.variables.items()}
-    sources = Sources(variables=defaults, context={"call_id": call_id, "agent_id": agent.id, "phone_number": ""})
+    sources = Sources(variables=defaults,
+                      context={"call_id": call_id, "agent_id": agent.id, "phone_number": phone_number})
     filled: dict[str, str] = {}
     entries: list[dict[str, Any]] = []
     for record in tools:
@@ -118,6 +145,29 @@ async def before_call(account: Account, agent: AgentRecord, call_id: str,
         entries.append(outcome.entry)
     return filled, entries
 
+
+Then = Callable[[dict[str, str], list[dict[str, Any]]], None]
+
+
+def start_before_call(policy: ToolCalling, account: Account, agent: AgentRecord, call_id: str,
+                      phone_number: str, then: Then) -> bool:
+    """A web or outbound call's before_call tools, run after the request that started the call
+    has been answered (a slow webhook must not hold up the answer of a billed POST, which a client
+    may give up on and never send again); ``then(filled, entries)`` once they have all answered or
+    failed. False, and nothing run, when the account has none."""
+    if not _before_call_tools(account):
+        return False
+
+    async def job() -> None:
+        filled: dict[str, str] = {}
+        entries: list[dict[str, Any]] = []
+        try:
+            filled, entries = await before_call(account, agent, call_id, policy, phone_number)
+        finally:  # a sandbox bug raising here is logged (run_later); the call still goes on, with defaults
+            then(filled, entries)
+
+    policy.run_later(job())
+    return True
 
 
 # A turn's arguments for a during_call tool (docs/sandbox-voice.md): ``name: value`` or
@@ -137,13 +187,14 @@ def arguments_in(turn: str, names: list[str]) -> dict[str, str]:
 
 
 async def during_call(record: ToolRecord, turn: str, values: dict[str, str], context: dict[str, str],
-                      policy: ToolCalling) -> ToolCallOutcome:
-    """A during_call tool a turn named, called with the arguments the turn gives."""
+                      policy: ToolCalling, number: int | None = None) -> ToolCallOutcome:
+    """A during_call tool a turn named, called with the arguments the turn gives (``number``: the
+    turn's, 1-based, kept on the record)."""
     from vap_console.api.tool_call import llm_param_names
 
     tool = _tool(record)
     sources = Sources(arguments_in(turn, llm_param_names(tool)), values, context)
-    return await call_tool(record, sources, policy, policy.client())
+    return await call_tool(record, sources, policy, policy.client(), number)
 
 
 def answer_after(label: str, outcome: ToolCallOutcome) -> str:
