@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
-import tomli_w
 
 from vap_console.credentials.index import APP_NAME, write_atomically
 from vap_console.credentials.names import (
@@ -100,6 +99,8 @@ class ProfileStore:
         return config
 
     def save(self, config: ProfilesConfig) -> None:
+        import tomli_w  # only `vap login` and the console's profile forms write: no command that reads pays
+
         doc: dict[str, object] = {}
         if config.active:
             doc["active"] = config.active
