@@ -272,7 +272,7 @@ def _print_breakdown(env: dict[str, str], vap: str) -> None:
     print_table(f"where it goes, 1: imports of vap variables list --json / the script (python -X importtime "
                 f"self time by package, median of {IMPORT_RUNS}; the profiler inflates every figure)", rows)
     modules = ["vap_console.cli", "vap_console.scripting.root", "vap_console.scripting.catalog",
-               "vap_console.api.client", "vap_console.credentials"]
+               "vap_console.api.client", "vap_console.api.models.tools", "vap_console.credentials"]
     got = run_profile(sys.executable, argv, modules, env)
     steps = got["steps"]
     assert isinstance(steps, dict)

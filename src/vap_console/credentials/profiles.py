@@ -11,7 +11,6 @@ keyring (see ``keystore``). Example::
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,11 +70,15 @@ class ProfileStore:
 
     def load(self) -> ProfilesConfig:
         try:
-            raw = tomllib.loads(self.path.read_text(encoding="utf-8"))
+            text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return ProfilesConfig()
         except (OSError, UnicodeDecodeError) as exc:
             raise ProfilesFileError(f"{self.path}: cannot be read ({exc.__class__.__name__})") from None
+        import tomllib  # only when there is a file: a script on VAP_API_KEY alone never parses TOML
+
+        try:
+            raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ProfilesFileError(f"{self.path}: not valid TOML ({exc}); fix or delete it") from None
         config = ProfilesConfig()
