@@ -80,3 +80,16 @@ def test_the_sandbox_flag_asks_no_keyring_and_loads_no_console(tmp_path: Path) -
     loaded, *_ = json.loads(done.stderr.strip().splitlines()[-1])
     assert not {m for m in loaded if m.startswith(("textual", "vap_console.tui", "keyring"))}
     assert json.loads(done.stdout)
+
+
+def test_a_refused_command_says_so_without_loading_the_rental_upload(live_sandbox, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VAP_", "RUMIK_"))}
+    env.update(XDG_CONFIG_HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"),
+               VAP_API_KEY="sk_sandbox_agent", VAP_BASE_URL=live_sandbox.base_url)
+    done = subprocess.run([sys.executable, "-c", REPORT, "tools", "show", "no_such_tool"], capture_output=True,
+                          text=True, timeout=60, env=env)
+    assert done.returncode == 1 and done.stdout == ""
+    said, report = done.stderr.strip().rsplit("\n", 1)
+    assert said.startswith("vap: ") and "no_such_tool" in said
+    loaded, *_ = json.loads(report)
+    assert not {m for m in loaded if m.startswith(NEVER)}
