@@ -8,8 +8,9 @@ rules built at import. ``errors``, ``models`` and the other submodules import as
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from vap_console.api.found_on_use import find
 
 if TYPE_CHECKING:
     from vap_console.api import errors, models
@@ -25,8 +26,10 @@ if TYPE_CHECKING:
         detect_file_type,
     )
 
-# Each name and the submodule it lives in.
+# Each name and the submodule it lives in (a submodule: its own name).
 _HOMES = {
+    "errors": "errors",
+    "models": "models",
     "mask_key": "auth",
     "VapClient": "client",
     "new_idempotency_key": "idempotency",
@@ -36,14 +39,7 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("errors", "models"):
-        return importlib.import_module(f"{__name__}.{name}")
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # found once; later lookups do not come here
-    return value
+    return find(__name__, _HOMES, globals(), name)
 
 
 __all__ = [

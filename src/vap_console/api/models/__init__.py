@@ -8,8 +8,9 @@ classes, not the agents', calls' and rentals' (each class is built at import, de
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from vap_console.api.found_on_use import find
 
 if TYPE_CHECKING:
     from vap_console.api.models.agents import (
@@ -91,12 +92,7 @@ _HOMES = {name: module for module, names in _MODULES.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # found once; later lookups do not come here
-    return value
+    return find(__name__, _HOMES, globals(), name)
 
 
 __all__ = [
