@@ -31,6 +31,7 @@ line's one writer (``scripting/output.py`` ``Defused``) passes everything it pri
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -68,8 +69,13 @@ def stand_in(char: str, multiline: bool) -> str:
 
 
 _CODES = [*range(0x20), *range(0x7F, 0xA0), *map(ord, _BIDI + ZERO_WIDTH + _SEPARATORS), *range(0xD800, 0xE000)]
-_MULTI = {c: stand_in(chr(c), True) for c in _CODES if chr(c) not in "\t\n"}
-_SINGLE = {c: stand_in(chr(c), False) for c in _CODES}
+
+
+@functools.cache
+def _table(multiline: bool) -> dict[int, str]:
+    """Each shown character's stand-in. Made on first need (some 2,200 of them, ~5-15 ms): most
+    text holds none, and a command that prints only clean text never pays for them."""
+    return {c: stand_in(chr(c), multiline) for c in _CODES if not (multiline and chr(c) in "\t\n")}
 
 
 def clean(value: object, *, multiline: bool = True) -> str:
@@ -77,9 +83,10 @@ def clean(value: object, *, multiline: bool = True) -> str:
     if value is None:
         return ""
     string = value if isinstance(value, str) else str(value)
-    pattern, table = (UNSAFE, _MULTI) if multiline else (UNSAFE_ONE_LINE, _SINGLE)
+    pattern = UNSAFE if multiline else UNSAFE_ONE_LINE
     if not pattern.search(string):
         return string
+    table = _table(multiline)
     if "\u200c" in string or "\u200d" in string:  # a joiner may be kept: character by character
         return pattern.sub(lambda match: table[ord(match.group())], string)
     return string.translate(table)
@@ -99,7 +106,10 @@ _STEERING_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}{_SEPARATORS}\ud800-
 def defuse(text: str) -> str:
     """``text`` with every character that could steer a terminal made visible (as ``clean`` shows
     it); newlines, tabs and zero-width characters are kept. What the command line writes."""
-    return STEERING.sub(lambda match: _MULTI[ord(match.group())], text) if STEERING.search(text) else text
+    if not STEERING.search(text):
+        return text
+    table = _table(True)
+    return STEERING.sub(lambda match: table[ord(match.group())], text)
 
 
 def json_dumps(value: Any, indent: int | None = 2) -> str:
@@ -117,10 +127,15 @@ def json_dumps(value: Any, indent: int | None = 2) -> str:
 # U+FFFF, lone surrogates), and the noncharacters it discourages (U+FDD0-U+FDEF, the last two of
 # every plane): a parser stops at the first, so one in a server's answer made a report unreadable.
 _NONCHARACTERS = "".join(chr(plane * 0x10000 + 0xFFFE) + chr(plane * 0x10000 + 0xFFFF) for plane in range(17))
-_NOT_XML = re.compile(f"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\ufdd0-\ufdef{_NONCHARACTERS}]")
+
+
+@functools.cache
+def _not_xml() -> re.Pattern[str]:
+    # Compiled on first use: ~20 ms, which every command that writes no report paid at import.
+    return re.compile(f"[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\ufdd0-\ufdef{_NONCHARACTERS}]")
 
 
 def xml_text(value: object, *, multiline: bool = True) -> str:
     """Text for an XML report (JUnit) whatever it holds: ``clean`` first (control characters as
     the terminal shows them), then anything XML cannot hold as a ``\\uXXXX`` escape."""
-    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", clean(value, multiline=multiline))
+    return _not_xml().sub(lambda m: f"\\u{ord(m.group()):04x}", clean(value, multiline=multiline))

@@ -1,25 +1,46 @@
-"""Textual-free client for the Voice Agent Platform API."""
+"""Textual-free client for the Voice Agent Platform API.
 
-import sys
+Its names are found here (``from vap_console.api import VapClient``) but imported on first use
+(PEP 562 ``__getattr__``): a script that lists variables loads the client and the variable's model,
+not the rental upload, the speech rules or the agent socket, each a module of pydantic models or
+rules built at import. ``errors``, ``models`` and the other submodules import as modules do.
+"""
 
-# httpx imports its own command-line tool whenever click is installed (uvicorn brings it in): click,
-# pygments and rich's syntax and progress modules, ~70 ms of every console start-up for a tool this
-# program never runs. An empty entry makes that optional import fail at once, as httpx allows for.
-if "httpx" not in sys.modules:
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: import fails, as documented
+from __future__ import annotations
 
-from vap_console.api import errors, models
-from vap_console.api.auth import mask_key
-from vap_console.api.client import VapClient
-from vap_console.api.idempotency import new_idempotency_key
-from vap_console.api.rental import (
-    RentalApplication,
-    RentalDocument,
-    RentalValidationError,
-    check_document_file,
-    check_document_file_async,
-    detect_file_type,
-)
+from typing import TYPE_CHECKING, Any
+
+from vap_console.api.found_on_use import find
+
+if TYPE_CHECKING:
+    from vap_console.api import errors, models
+    from vap_console.api.auth import mask_key
+    from vap_console.api.client import VapClient
+    from vap_console.api.idempotency import new_idempotency_key
+    from vap_console.api.rental import (
+        RentalApplication,
+        RentalDocument,
+        RentalValidationError,
+        check_document_file,
+        check_document_file_async,
+        detect_file_type,
+    )
+
+# Each name and the submodule it lives in (a submodule: its own name).
+_HOMES = {
+    "errors": "errors",
+    "models": "models",
+    "mask_key": "auth",
+    "VapClient": "client",
+    "new_idempotency_key": "idempotency",
+    **dict.fromkeys(("RentalApplication", "RentalDocument", "RentalValidationError", "check_document_file",
+                     "check_document_file_async", "detect_file_type"), "rental"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    return find(__name__, _HOMES, globals(), name)
+
 
 __all__ = [
     "RentalApplication",

@@ -31,40 +31,42 @@ import asyncio
 import json
 from collections.abc import Callable, Mapping
 from math import isfinite
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
 from vap_console import __version__
-from vap_console.api import errors, speech
+from vap_console.api import errors, models
 from vap_console.api.answers import Answer, describe_validation, not_json
 from vap_console.api.auth import BearerAuth, install_log_scrubber, is_header_safe, mask_key
-from vap_console.api.models import (
-    Agent,
-    AgentCreate,
-    AgentLimits,
-    AgentTemplate,
-    AvailableNumber,
-    CallRecord,
-    Page,
-    PlacedCall,
-    Rental,
-    RentalRequirements,
-    SipTrunk,
-    Tool,
-    ToolCreate,
-    Variable,
-    VoiceCatalog,
-    WebCallSession,
-)
-from vap_console.api.models.calls import recording_label
-from vap_console.api.pieces import validate_in_pieces
-from vap_console.api.realtime import AgentSocket, CallTools, Connector, RegisteredCall, socket_url
-from vap_console.api.rental import ProgressCallback, RentalApplication, RequestBody
 from vap_console.api.sending import Sender, Sleep
 from vap_console.cleartext import RULE, is_this_machine
+
+if TYPE_CHECKING:
+    # Imported where used: a short command (`vap variables list`) loads only the models it parses
+    # (api/models/__init__.py), not the agent socket, the speech rules or the rental upload.
+    from vap_console.api.models import (
+        Agent,
+        AgentCreate,
+        AgentLimits,
+        AgentTemplate,
+        AvailableNumber,
+        CallRecord,
+        Page,
+        PlacedCall,
+        Rental,
+        RentalRequirements,
+        SipTrunk,
+        Tool,
+        ToolCreate,
+        Variable,
+        VoiceCatalog,
+        WebCallSession,
+    )
+    from vap_console.api.realtime import AgentSocket, CallTools, Connector, RegisteredCall
+    from vap_console.api.rental import ProgressCallback, RentalApplication, RequestBody
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -227,15 +229,15 @@ class VapClient:
             "POST", "/v1/phone-numbers", body=body, idempotency_key=idempotency_key,
             on_progress=on_progress, max_retries=max_retries,
         )
-        return await self._parse(Rental, answer)
+        return await self._parse(models.Rental, answer)
 
     async def get_rental(self, rental_id: str) -> Rental:
         path = f"/v1/phone-numbers/{_segment(rental_id)}"
-        return await self._parse(Rental, await self._sender.send("GET", path))
+        return await self._parse(models.Rental, await self._sender.send("GET", path))
 
     async def list_rentals(self) -> Page[Rental]:
         """Extension: GET /v1/phone-numbers. NotSupported when the server lacks it."""
-        return await self._get_model(Page[Rental], "/v1/phone-numbers", extension=True)
+        return await self._get_model(models.Page[models.Rental], "/v1/phone-numbers", extension=True)
 
     async def search_numbers(
         self,
@@ -247,7 +249,7 @@ class VapClient:
         """Extension: GET /v1/phone-numbers/available. NotSupported when the server lacks it."""
         params = _params(countryIso=country_iso, numberType=number_type, pattern=pattern, city=city)
         return await self._get_model(
-            Page[AvailableNumber], "/v1/phone-numbers/available", params=params, extension=True
+            models.Page[models.AvailableNumber], "/v1/phone-numbers/available", params=params, extension=True
         )
 
     async def rental_requirements(
@@ -256,7 +258,7 @@ class VapClient:
         """Extension: GET /v1/phone-numbers/requirements. NotSupported when the server lacks it."""
         params = _params(countryIso=country_iso, numberType=number_type)
         return await self._get_model(
-            RentalRequirements, "/v1/phone-numbers/requirements", params=params, extension=True
+            models.RentalRequirements, "/v1/phone-numbers/requirements", params=params, extension=True
         )
 
     # --- tools and variables ---
@@ -266,22 +268,22 @@ class VapClient:
             "POST", "/v1/tools", json=tool.model_dump(mode="json", by_alias=True),
             idempotency_key=idempotency_key,
         )
-        return await self._parse(Tool, answer)
+        return await self._parse(models.Tool, answer)
 
     async def delete_tool(self, tool_id: str) -> None:
         await self._sender.send("DELETE", f"/v1/tools/{_segment(tool_id)}", want_body=False)
 
     async def list_tools(self) -> Page[Tool]:
         """Extension: GET /v1/tools. NotSupported when the server lacks it."""
-        return await self._get_model(Page[Tool], "/v1/tools", extension=True)
+        return await self._get_model(models.Page[models.Tool], "/v1/tools", extension=True)
 
     async def list_variables(self) -> Page[Variable]:
-        return await self._get_model(Page[Variable], "/v1/variables")
+        return await self._get_model(models.Page[models.Variable], "/v1/variables")
 
     # --- agents, templates, voices, web calls ---
 
     async def list_templates(self) -> Page[AgentTemplate]:
-        return await self._get_model(Page[AgentTemplate], "/v1/agents/templates")
+        return await self._get_model(models.Page[models.AgentTemplate], "/v1/agents/templates")
 
     async def create_agent(
         self, agent: AgentCreate, *, idempotency_key: str | None = None
@@ -290,26 +292,26 @@ class VapClient:
             "POST", "/v1/agents", json=agent.model_dump(mode="json", by_alias=True),
             idempotency_key=idempotency_key,
         )
-        return await self._parse(Agent, answer)
+        return await self._parse(models.Agent, answer)
 
     async def delete_agent(self, agent_ref: str) -> None:
         await self._sender.send("DELETE", f"/v1/agents/{_segment(agent_ref)}", want_body=False)
 
     async def list_agents(self) -> Page[Agent]:
         """Extension: GET /v1/agents. NotSupported when the server lacks it."""
-        return await self._get_model(Page[Agent], "/v1/agents", extension=True)
+        return await self._get_model(models.Page[models.Agent], "/v1/agents", extension=True)
 
     async def list_voices(self) -> VoiceCatalog:
-        return await self._get_model(VoiceCatalog, "/v1/voices")
+        return await self._get_model(models.VoiceCatalog, "/v1/voices")
 
     async def get_agent(self, agent_ref: str) -> Agent:
         """GET /v1/agents/{ref} (the real service has it; the spec does not name it).
         NotSupported when the server lacks it; AgentNotFound for an unknown agent."""
-        return await self._get_model(Agent, f"/v1/agents/{_segment(agent_ref)}", extension=True)
+        return await self._get_model(models.Agent, f"/v1/agents/{_segment(agent_ref)}", extension=True)
 
     async def agent_limits(self) -> AgentLimits:
         """GET /v1/agent/limits: the account's concurrent-call slots. NotSupported when absent."""
-        return await self._get_model(AgentLimits, "/v1/agent/limits", extension=True)
+        return await self._get_model(models.AgentLimits, "/v1/agent/limits", extension=True)
 
     async def sandbox_deploy_agent(self, agent_ref: str) -> Agent:
         """Sandbox only (POST /sandbox/agents/{ref}/deploy): what the dashboard's Deploy does on
@@ -317,7 +319,7 @@ class VapClient:
         answer = await self._sender.send(
             "POST", f"/sandbox/agents/{_segment(agent_ref)}/deploy", extension=True, max_retries=0,
         )
-        return await self._parse(Agent, answer)
+        return await self._parse(models.Agent, answer)
 
     async def start_webcall(
         self, agent_ref: str, *, idempotency_key: str | None = None
@@ -328,7 +330,7 @@ class VapClient:
             "POST", "/v1/webcall", json={"agentId": agent_ref}, idempotency_key=idempotency_key,
             max_retries=0,
         )
-        return await self._parse(WebCallSession, answer)
+        return await self._parse(models.WebCallSession, answer)
 
     # --- speech ---
 
@@ -348,6 +350,8 @@ class VapClient:
         is sent again only after a 429 that says it was not processed. An answer that is not such a
         WAV raises UnexpectedResponse (it may have been charged: ``maybe_applied``).
         """
+        from vap_console.api import speech
+
         speech.check_speech(text, model, speaker, description)
         answer = await self._sender.send(
             "POST", "/v1/tts", json=speech.request_body(text, model, speaker, description),
@@ -371,11 +375,15 @@ class VapClient:
         answer = await self._sender.send(
             "POST", "/v1/register-call", json={"agent_id": agent_ref}, max_retries=0,
         )
+        from vap_console.api.realtime import RegisteredCall
+
         return await self._parse(RegisteredCall, answer)
 
     def agent_socket(self, registered: RegisteredCall | str, *, connect: Connector | None = None) -> AgentSocket:
         """The session for a token (not yet connected: ``async with`` it). The socket's address is
         derived from the base URL; the API key is not sent on it, the token is the credential."""
+        from vap_console.api.realtime import AgentSocket, socket_url
+
         token = registered if isinstance(registered, str) else registered.access_token
         url = socket_url(self._base_url, token)
         return AgentSocket(url) if connect is None else AgentSocket(url, connect=connect)
@@ -384,6 +392,8 @@ class VapClient:
         """The tools a call used, from GET /v1/calls/{id}: ``toolsCalled`` (names) and
         ``toolCalls`` (each webhook call, its arguments and turn), sandbox extensions, each None
         when the record does not say. (Issue 25's ``get_call`` reads the whole record.)"""
+        from vap_console.api.realtime import CallTools
+
         answer = await self._sender.send("GET", f"/v1/calls/{_segment(call_id)}", extension=True)
         return await self._parse(CallTools, answer)
 
@@ -400,14 +410,14 @@ class VapClient:
         answer = await self._sender.send(
             "POST", "/v1/calls", json=body, idempotency_key=idempotency_key, max_retries=0,
         )
-        return await self._parse(PlacedCall, answer)
+        return await self._parse(models.PlacedCall, answer)
 
     async def get_call(self, call_id: str) -> CallRecord:
         """GET /v1/calls/{id}: status, duration, credits, transcript, a freshly signed recording URL."""
-        return await self._get_model(CallRecord, f"/v1/calls/{_segment(call_id)}")
+        return await self._get_model(models.CallRecord, f"/v1/calls/{_segment(call_id)}")
 
     async def get_sip_trunk(self, trunk_id: str) -> SipTrunk:
-        return await self._get_model(SipTrunk, f"/v1/sip-trunks/{_segment(trunk_id)}")
+        return await self._get_model(models.SipTrunk, f"/v1/sip-trunks/{_segment(trunk_id)}")
 
     async def fetch_recording(self, url: str) -> bytes:
         """The WAV at a signed recording URL, fetched WITHOUT the API key.
@@ -415,6 +425,8 @@ class VapClient:
         The signature is the credential ("never send the API key with them", voice.md §4), so this
         goes through a client of its own that has no auth at all; redirects are not followed and
         the URL is never put whole in an error (``recording_label``)."""
+        from vap_console.api.models.calls import recording_label
+
         label = recording_label(url)
         try:
             target = httpx.URL(url)
@@ -494,6 +506,8 @@ class VapClient:
         try:
             # Straight from bytes: one pass in pydantic-core, no intermediate dicts.
             if len(data) > self.parse_in_thread_bytes:
+                from vap_console.api.pieces import validate_in_pieces
+
                 return await asyncio.to_thread(validate_in_pieces, model, data)
             return model.model_validate_json(data)
         except ValidationError as exc:

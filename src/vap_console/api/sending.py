@@ -38,7 +38,7 @@ import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
@@ -54,7 +54,10 @@ from vap_console.api.answers import (
 )
 from vap_console.api.auth import BearerAuth, scrub_key
 from vap_console.api.idempotency import checked_idempotency_key
-from vap_console.api.rental import ProgressCallback, RequestBody
+
+if TYPE_CHECKING:
+    # rental.py builds the rental models at import: a GET (every read-only command) never needs them.
+    from vap_console.api.rental import ProgressCallback, RequestBody
 
 # The client's name, not this module's: whoever listens to VapClient's retries keeps hearing them.
 log = logging.getLogger("vap_console.api.client")
@@ -133,6 +136,8 @@ class Sender:
             idempotency_key = checked_idempotency_key(idempotency_key)
             headers["Idempotency-Key"] = idempotency_key
             if body is None:
+                from vap_console.api.rental import RequestBody
+
                 body = RequestBody.of_json(_dumps(json))
         else:
             idempotency_key = None

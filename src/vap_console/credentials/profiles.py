@@ -11,12 +11,10 @@ keyring (see ``keystore``). Example::
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
-import tomli_w
 
 from vap_console.credentials.index import APP_NAME, write_atomically
 from vap_console.credentials.names import (
@@ -72,11 +70,15 @@ class ProfileStore:
 
     def load(self) -> ProfilesConfig:
         try:
-            raw = tomllib.loads(self.path.read_text(encoding="utf-8"))
+            text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return ProfilesConfig()
         except (OSError, UnicodeDecodeError) as exc:
             raise ProfilesFileError(f"{self.path}: cannot be read ({exc.__class__.__name__})") from None
+        import tomllib  # only when there is a file: a script on VAP_API_KEY alone never parses TOML
+
+        try:
+            raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ProfilesFileError(f"{self.path}: not valid TOML ({exc}); fix or delete it") from None
         config = ProfilesConfig()
@@ -100,6 +102,8 @@ class ProfileStore:
         return config
 
     def save(self, config: ProfilesConfig) -> None:
+        import tomli_w  # only `vap login` and the console's profile forms write: no command that reads pays
+
         doc: dict[str, object] = {}
         if config.active:
             doc["active"] = config.active

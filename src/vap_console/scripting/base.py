@@ -281,11 +281,13 @@ def keep_call(session: Session, call_id: str, agent: str, kind: str, **more: Any
 def describe(error: BaseException) -> tuple[str, int]:
     """One line and an exit code for anything a command can end with."""
     from vap_console.api import errors
-    from vap_console.api.rental import RentalValidationError
 
+    # Only a rental raises it, and only once api/rental.py is loaded: importing it here (and the
+    # rental models with it) would cost every other command's failure ~20 ms for nothing.
+    rental = sys.modules.get("vap_console.api.rental")
     if isinstance(error, Failure):
         return error.message, error.code
-    if isinstance(error, RentalValidationError):
+    if rental is not None and isinstance(error, rental.RentalValidationError):
         return "nothing was sent: " + "; ".join(f"{f}: {m}" for f, m in error.problems), EXIT_USAGE
     if isinstance(error, errors.ApiError):
         line = error.describe(one_line=True)  # the one description, as the console's
