@@ -111,10 +111,12 @@ async def test_on_the_sandbox_the_answer_time_is_the_agents_configured_delay() -
                 clock.advance(speaking_seconds(PRIYA_GREETING) + 0.1)
                 await eventually(lambda: talk.agent_turns == 1 and not talk.speaking)
                 for answers in (2, 3):
+                    frames = talk.audio_frames
                     talk.sent(socket.clock())
                     await socket.send_text("What are your opening hours?")
                     await delay_runs_out()
-                    await eventually(lambda: talk.audio_frames > 0 and talk.live is not None)
+                    # Its first audio frame read before the clock moves on (stamped as it is read).
+                    await eventually(lambda f=frames: talk.audio_frames > f)  # type: ignore[misc]
                     clock.advance(30)
                     await eventually(lambda n=answers: talk.agent_turns == n and not talk.speaking)  # type: ignore[misc]
                 await socket.hang_up()
