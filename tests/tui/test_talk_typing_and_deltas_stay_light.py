@@ -1,0 +1,89 @@
+"""Talk stays light while the agent talks (issue 34, bench/talk.py's goals): typing a key and a
+transcript delta each cost a redraw of what changed, never a layout of the whole screen (each
+layout of the Talk screen cost tens of milliseconds of CPU, and a key typed made one), and a delta
+that adds no line draws only the lines of the turn arriving, not every line in view."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Input
+
+from tests.tui.console_scenes import quiet, until
+from vap_console.api.conversation import Conversation, Turn
+from vap_console.tui.widgets.talk import SayBox, TranscriptView
+
+SAID = "please tell me everything about the opening times on weekends and whether i can bring my child along"
+
+
+class Talkish(App[None]):
+    """The transcript and the typing box as the Talk screen stacks them."""
+
+    def compose(self) -> ComposeResult:
+        yield TranscriptView()
+        yield SayBox(id="say")
+
+
+def counting_layouts(app: App[None]) -> list[int]:
+    laid: list[int] = []
+    screen = app.screen
+    own = screen._refresh_layout
+
+    def refresh_layout(*args: object, **kwargs: object) -> None:
+        laid.append(1)
+        own(*args, **kwargs)  # type: ignore[arg-type]
+
+    screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
+    return laid
+
+
+async def test_keys_typed_and_lines_added_lay_nothing_out() -> None:
+    app = Talkish()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        talk = Conversation()
+        for n in range(30):  # more lines than the view shows: the scroll bar is there already
+            talk.turns.append(Turn("assistant", f"turn {n}"))
+            talk.settled_total += 1
+        view.show_turns(talk, talk.settled_total)
+        app.query_one(SayBox).focus()
+        await quiet(pilot)
+        laid = counting_layouts(app)
+        await pilot.press(*"opening hours")
+        words = SAID.split()
+        for n in range(1, len(words) + 1):  # the turn arriving, a word a delta: it grows by lines
+            view.show_live(Turn("assistant", " ".join(words[:n])))
+            await pilot.pause()
+        await until(pilot, lambda: app.query_one(Input).value == "opening hours")
+        await quiet(pilot)
+        assert laid == []
+        # Still following the newest line, all of it on screen.
+        assert view.scroll_y == view.max_scroll_y and "child along" in "".join(
+            view.render_line(y).text for y in range(view.scrollable_content_region.height))
+
+
+async def test_a_delta_that_adds_no_line_draws_only_the_turn_arriving() -> None:
+    app = Talkish()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(TranscriptView)
+        talk = Conversation()
+        for n in range(10):
+            talk.turns.append(Turn("assistant", f"turn {n}"))
+            talk.settled_total += 1
+        view.show_turns(talk, talk.settled_total)
+        view.show_live(Turn("assistant", "We"))
+        await quiet(pilot)
+        drawn: list[int] = []
+        own = TranscriptView.render_line
+
+        def render_line(self: TranscriptView, y: int):  # type: ignore[no-untyped-def]
+            drawn.append(y)
+            return own(self, y)
+
+        TranscriptView.render_line = render_line  # type: ignore[method-assign]
+        try:
+            view.show_live(Turn("assistant", "We open"))
+            await quiet(pilot)
+        finally:
+            TranscriptView.render_line = own  # type: ignore[method-assign]
+        # The turn arriving is one line (and its gap) after ten turns of two: only those redrawn.
+        assert drawn and set(drawn) <= {20, 21}
