@@ -87,3 +87,29 @@ async def test_a_delta_that_adds_no_line_draws_only_the_turn_arriving() -> None:
             TranscriptView.render_line = own  # type: ignore[method-assign]
         # The turn arriving is one line (and its gap) after ten turns of two: only those redrawn.
         assert drawn and set(drawn) <= {20, 21}
+
+
+async def test_the_answers_first_words_are_drawn_at_once_after_it_started() -> None:
+    # session.created, agent_start_talking and the greeting's first word and audio come a moment
+    # apart: each is drawn as it comes. The screen waited out a tenth of a second after every
+    # redraw, so the first word of every answer came late (bench/talk.py: delta p99 100-130 ms).
+    from tests.tui.talk_console import talk_console
+    from vap_console.tui.screens.talk import TalkScreen
+
+    waits: list[float] = []
+    own = TalkScreen.set_timer
+
+    def set_timer(self: TalkScreen, delay: float, callback=None, **options):  # type: ignore[no-untyped-def]
+        if callback == self._redraw:
+            waits.append(delay)
+        return own(self, delay, callback, **options)
+
+    TalkScreen.set_timer = set_timer  # type: ignore[method-assign]
+    try:
+        with talk_console() as console:
+            async with console.app.run_test(size=(120, 36)) as pilot:
+                screen = await console.talking(pilot)
+                await until(pilot, lambda: screen.transcript.lines[-1].startswith("Agent: Namaste"))
+    finally:
+        TalkScreen.set_timer = own  # type: ignore[method-assign]
+    assert waits == []

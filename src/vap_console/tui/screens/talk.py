@@ -79,8 +79,12 @@ COST_NOTE = ("The call is billed from the moment the agent answers until it ends
 NEXT_CALL = "Call again starts a new billed call, after asking."
 # Error (or unreadable) frames each told in a line of their own; later ones are counted in one.
 NOTED_EACH = 3
-# The transcript's redraws a second at most, however many frames come (a display's rate).
+# The transcript's redraws a second at most over time, however many frames come (a display's rate),
+# and how many may come at once: agent_start_talking and the answer's first word arrive a
+# millisecond apart, and the word waited out the whole tenth of a second (bench/talk.py: p99 of a
+# delta on screen 100-130 ms, p50 2 ms).
 REDRAWS_A_SECOND = 10
+REDRAW_BURST = 3
 
 
 class TalkConfirm(Confirm):
@@ -215,7 +219,9 @@ class TalkScreen(Screen[None]):
         self._changed: set[str] = set()
         self._notes: list[tuple[str, str]] = []
         self._redraw_due = False
-        self._redrawn_at = 0.0
+        # Redraws that may start now (a token bucket: REDRAW_BURST at most, REDRAWS_A_SECOND a second).
+        self._redraw_credit = float(REDRAW_BURST)
+        self._credited_at = time.monotonic()
         self._calls = 1
         # The hang-up sent and not answered: after ``hangup_grace`` s the socket is closed from here.
         self._hangup_timer: Timer | None = None
@@ -343,9 +349,12 @@ class TalkScreen(Screen[None]):
 
     def _draw_soon(self) -> None:
         if not self._redraw_due:
-            # At once after a quiet spell; under a flood at most REDRAWS_A_SECOND times a second.
+            # At once while there is credit; under a flood at most REDRAWS_A_SECOND times a second.
             self._redraw_due = True
-            wait = self._redrawn_at + 1 / REDRAWS_A_SECOND - time.monotonic()
+            now = time.monotonic()
+            self._redraw_credit = min(REDRAW_BURST, self._redraw_credit + (now - self._credited_at) * REDRAWS_A_SECOND)
+            self._credited_at = now
+            wait = (1 - self._redraw_credit) / REDRAWS_A_SECOND
             if wait > 0:
                 self.set_timer(wait, self._redraw)
             else:
@@ -368,7 +377,7 @@ class TalkScreen(Screen[None]):
         self._redraw_due = False
         if self._leaving:
             return  # the screen is going: nothing to draw on
-        self._redrawn_at = time.monotonic()
+        self._redraw_credit -= 1
         changed, self._changed = self._changed, set()
         notes, self._notes = self._notes, []
         self._tick()  # the billed time as of now (the interval moves it between frames)
