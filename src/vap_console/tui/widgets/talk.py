@@ -264,10 +264,6 @@ class TranscriptView(ScrollView, can_focus=True):
         else:
             self.refresh()
         if follow:
-            # Scrolled now, so the view is drawn once, at the bottom (waiting for the refresh drew
-            # it twice: bench/talk.py's slowest deltas were those that added a line); and again
-            # after it, for a width that changed meanwhile (the scroll bar came).
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
             self.call_after_refresh(self.scroll_end, animate=False)
 
     def _measure(self, width: int) -> None:
