@@ -6,25 +6,20 @@ told to answer after a set delay (``--faults agent_delay_ms=REF:MS``): the figur
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import timedelta
 
 from pytest import approx
 
 from tests.sandbox.socket_calls import PRIYA_GREETING, agent_ref, eventually, sandbox_with, speaking_seconds
+from tests.talk.test_each_answer_is_timed_from_its_own_send import ev
 from vap_console.api import VapClient
 from vap_console.api.conversation import AUDIO, LIVE, Conversation
 from vap_console.api.figures import Times
-from vap_console.api.realtime import parse_event
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.keys import DEFAULT_KEY
 from vap_console.sandbox.voice.register import sockets_of
 
 SOUND = "AAAAAAAA"
-
-
-def ev(at: float, **frame: object):
-    return parse_event(json.dumps(frame), received_at=at)
 
 
 def test_the_answer_is_timed_to_its_first_audio_frame_not_to_agent_start_talking() -> None:

@@ -9,6 +9,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input
 
 from tests.tui.console_scenes import quiet, until
+from tests.tui.test_talk_transcript_long_call import settle
 from vap_console.api.conversation import Conversation, Turn
 from vap_console.tui.widgets.talk import SayBox, TranscriptView
 
@@ -42,9 +43,7 @@ async def test_keys_typed_and_lines_added_lay_nothing_out() -> None:
         view = app.query_one(TranscriptView)
         talk = Conversation()
         for n in range(30):  # more lines than the view shows: the scroll bar is there already
-            talk.turns.append(Turn("assistant", f"turn {n}"))
-            talk.settled_total += 1
-        view.show_turns(talk, talk.settled_total)
+            settle(talk, view, f"turn {n}")
         app.query_one(SayBox).focus()
         await quiet(pilot)
         laid = counting_layouts(app)
@@ -67,9 +66,7 @@ async def test_a_delta_that_adds_no_line_draws_only_the_turn_arriving() -> None:
         view = app.query_one(TranscriptView)
         talk = Conversation()
         for n in range(10):
-            talk.turns.append(Turn("assistant", f"turn {n}"))
-            talk.settled_total += 1
-        view.show_turns(talk, talk.settled_total)
+            settle(talk, view, f"turn {n}")
         view.show_live(Turn("assistant", "We"))
         await quiet(pilot)
         drawn: list[int] = []
