@@ -4,17 +4,22 @@ the agent streaming 50 audio frames a second with transcript deltas, audio off (
 The console runs headless (Textual's run_test at 120×36) in this process; the sandbox in a child,
 so this process's CPU is the console's own (and the test driver's, a small part). The agent is
 kept talking: each time it stops, a long line is typed and sent, and the sandbox agent echoes it.
-Measured over ``VAP_BENCH_TALK_SECONDS`` (default 30) of call:
+Measured over at least ``VAP_BENCH_TALK_SECONDS`` (default 30) of call and until
+``VAP_BENCH_TALK_DELTAS`` (default 300) deltas have been drawn (the agent says about 2.5 words a
+second, a delta each: about two minutes), so that p99 is not one sample: of 300, nearest-rank p99
+is the 297th, with three slower ones above it (of the 75 deltas of 30 s it was the slowest one):
 
 - CPU: this process's CPU time over the wall time, as a share of one core;
 - key presses: a letter typed into the box every 250 ms, from the press to the box showing it;
-- deltas on screen: from a transcript.delta's arrival (parsed off the socket) to the first screen
-  refresh after the transcript took it (``call_after_refresh``);
+- deltas on screen: from each transcript.delta's arrival (parsed off the socket) to the first
+  screen refresh after the transcript took it (``call_after_refresh``); every delta counts, also
+  one drawn in the same redraw as a later one (it waited longer);
 - memory: this process's resident size at the first and the last quarter of the run.
 
-Goals (issue 24): CPU under 5 % of a core, key presses p99 under 50 ms, deltas p99 under 33 ms,
-memory flat. The sandbox ends a call at 120 s of its clock, so one call bounds the run; memory
-over a 10-minute call is bench/talk_memory.py's.
+Goals (issue 24): CPU under 5 % of a core, key presses p99 under 50 ms, deltas p99 at most 33 ms,
+memory flat; percentiles nearest-rank (api/figures.py). The sandbox child's calls may last 15
+minutes here (its own limit is 2), so one call holds the run; memory over a 10-minute call is
+bench/talk_memory.py's.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from typing import Any
 from bench._table import print_table
 
 SECONDS = float(os.environ.get("VAP_BENCH_TALK_SECONDS", "30"))
+DELTAS = int(os.environ.get("VAP_BENCH_TALK_DELTAS", "300"))
+LONGEST = 900  # seconds a call may last on the sandbox child: longer than any run
 LONG = ("please tell me everything about the opening times on weekends and whether i can bring my "
         "child along for a checkup next week and what it will cost")
 
@@ -39,10 +46,10 @@ def _rss_mib() -> float:
 
 
 def _p(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    from vap_console.api.figures import percentile
+
+    got = percentile(values, q * 100)
+    return float("nan") if got is None else got
 
 
 def silent_talk() -> Any:
@@ -90,15 +97,15 @@ async def talking(app: Any, pilot: Any) -> Any:
     return app.screen
 
 
-async def _run(seconds: float) -> dict[str, Any]:
+async def _run(seconds: float, enough: int = DELTAS) -> dict[str, Any]:
     from textual import events
     from textual.widgets import Input
 
-    from bench.voice_socket import _start_sandbox
+    from bench.talk_memory import _start_sandbox
     from vap_console.api.conversation import Conversation
     from vap_console.tui.widgets.talk import TranscriptView
 
-    proc, url = _start_sandbox(1.0)
+    proc, url = _start_sandbox(1.0, LONGEST)
     deltas: list[float] = []
     apply, show_live = Conversation.apply, TranscriptView.show_live
     arrived: list[float] = []
@@ -111,9 +118,9 @@ async def _run(seconds: float) -> dict[str, Any]:
     def shown(self: TranscriptView, turn: Any, held: Any = None) -> None:
         show_live(self, turn, held)
         if arrived:
-            at = arrived.pop()
+            ats = list(arrived)
             arrived.clear()
-            self.call_after_refresh(lambda: deltas.append(time.monotonic() - at))
+            self.call_after_refresh(lambda: deltas.extend(time.monotonic() - at for at in ats))
 
     # Measuring: both undone below.
     Conversation.apply = applied  # type: ignore[method-assign]
@@ -129,7 +136,7 @@ async def _run(seconds: float) -> dict[str, Any]:
             screen.watch(box, "value", lambda _: changed.set(), init=False)
             rss: list[float] = []
             cpu0, wall0 = time.process_time(), time.monotonic()
-            while time.monotonic() - wall0 < seconds and not screen.ended:
+            while (time.monotonic() - wall0 < seconds or len(deltas) < enough) and not screen.ended:
                 if not screen.talk.speaking and screen.talk.live is None:
                     box.value = LONG
                     await pilot.press("enter")
@@ -167,8 +174,8 @@ def main() -> bool:
             ("CPU, audio off", f"{got['cpu'] * 100:.1f} % of a core", "< 5 %", got["cpu"] < 0.05),
             ("key press to screen p50 / p99", f"{_p(got['keys'], 0.5) * 1000:.1f} / {key99:.1f} ms", "p99 < 50 ms",
              key99 < 50),
-            ("delta on screen p50 / p99", f"{_p(got['deltas'], 0.5) * 1000:.1f} / {delta99:.1f} ms", "p99 < 33 ms",
-             delta99 < 33),
+            ("delta on screen p50 / p99", f"{_p(got['deltas'], 0.5) * 1000:.1f} / {delta99:.1f} ms", "p99 ≤ 33 ms",
+             delta99 <= 33),
             ("resident memory, first → last quarter", f"{got['rss_start']:.1f} → {got['rss_end']:.1f} MiB",
              "flat (< 5 MiB)", abs(growth) < 5),
         ],

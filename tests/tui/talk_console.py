@@ -4,9 +4,11 @@ so a Talk scene renders the same on every run."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -22,6 +24,7 @@ from vap_console.audio_stream import TALK_NO_MODULE, TalkAudio
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.keys import DEFAULT_KEY
 from vap_console.sandbox.server import RunningSandbox, start_in_thread
+from vap_console.sandbox.voice.tool_calls import ToolCalling
 from vap_console.tui.app import VapApp, make_app
 from vap_console.tui.screens.talk import TalkConfirm, TalkScreen
 from vap_console.tui.settings import Settings
@@ -53,9 +56,13 @@ class LiveClient(VapClient):
         self.live_base_url = live_base_url
         super().__init__(SHOWN_BASE_URL, key, transport=ToPort(httpx.URL(live_base_url).port or 80))
 
+    # What the call's frames are stamped with: the sandbox's virtual clock in a Talk scene, so an
+    # answer time on screen is the same on every run (what the sandbox was told, not the machine's pace).
+    monotonic: Callable[[], float] = staticmethod(time.monotonic)
+
     def agent_socket(self, registered: RegisteredCall | str, *, connect: Any = None) -> AgentSocket:
         token = registered if isinstance(registered, str) else registered.access_token
-        return AgentSocket(socket_url(self.live_base_url, token))
+        return AgentSocket(socket_url(self.live_base_url, token), clock=self.monotonic)
 
 
 class SpentTokens(LiveClient):
@@ -105,8 +112,19 @@ class TalkConsole:
         live = self.screen.talk.live
         return len(live.text.split()) if live else 0
 
-    async def talking(self, pilot: Pilot) -> TalkScreen:
-        """From Agents (Priya highlighted): t, yes to the confirm, the call started and greeted."""
+    async def delay_runs_out(self, pilot: Pilot, ms: float) -> None:
+        """The agent's next turn is due ``ms`` on (``--faults agent_delay_ms``): the clock moves on to
+        it once the sandbox has set it (earlier, the turn would be due later than asked)."""
+        from vap_console.sandbox.voice.register import sockets_of
+
+        pacer = sockets_of(self.sandbox.app).pacer
+        due = self.clock.now() + timedelta(milliseconds=ms)
+        await until(pilot, lambda: any(label.startswith("speaker:") and at == due for label, at in pacer.waiting()))
+        self.clock.advance(ms / 1000)
+
+    async def talking(self, pilot: Pilot, delay_ms: float = 0) -> TalkScreen:
+        """From Agents (Priya highlighted): t, yes to the confirm, the call started and greeted
+        (``delay_ms``: the agent's answer delay the sandbox was given, waited out)."""
         from vap_console.tui.widgets.rows import RowTable
 
         await until(pilot, lambda: self.app.screen.query(RowTable) and self.app.screen.query_one(RowTable).row_count)
@@ -114,6 +132,9 @@ class TalkConsole:
         await until(pilot, lambda: isinstance(self.app.screen, TalkConfirm))
         await pilot.press("y")
         await until(pilot, lambda: isinstance(self.app.screen, TalkScreen))
+        if delay_ms:
+            await until(pilot, lambda: self.screen.talk.started)
+            await self.delay_runs_out(pilot, delay_ms)
         self.turn(PRIYA_GREETING)
         self.base_frames = 0  # the greeting's first frame may be in already
         await until(pilot, lambda: self.screen.talk.live is not None or self.screen.ended)
@@ -141,6 +162,16 @@ class TalkConsole:
         await until(pilot, lambda: self.screen.talk.live is not None or self.screen.talk.agent_turns > answers
                     or self.screen.ended)
 
+    async def say_delayed(self, pilot: Pilot, text: str, reply: str, delay_ms: float) -> None:
+        """Type a line and Enter; the agent's delay waited out, until its answer (``reply``) starts."""
+        frames = self.screen.talk.audio_frames
+        await pilot.press(*text)
+        await pilot.press("enter")
+        await self.delay_runs_out(pilot, delay_ms)
+        self.turn(reply)
+        # Its first audio frame read before the clock moves on: the frame is stamped as it is read.
+        await until(pilot, lambda: self.screen.talk.audio_frames > frames or self.screen.ended)
+
     async def still(self, pilot: Pilot) -> None:
         """Ready for a picture: no cursor blinking, nothing queued."""
         from textual.widgets import Input
@@ -162,15 +193,18 @@ def no_sound_support(*, want_sound: bool = True) -> TalkAudio:
 @contextmanager
 def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool = False,
                  sound: Callable[..., TalkAudio] | None = None, client_kind: type[LiveClient] | None = None,
-                 **screen_options: Any) -> Iterator[TalkConsole]:
+                 call_tools: ToolCalling | None = None, **screen_options: Any) -> Iterator[TalkConsole]:
     """``client_kind``: the console's client (a ``LiveClient``; tests/talk/hostile_socket.py's
-    ``client_kind`` sends its agent sockets to a hostile server)."""
+    ``client_kind`` sends its agent sockets to a hostile server). ``call_tools``: the sandbox calls
+    the account's tools for real (``vap sandbox serve --call-tools``)."""
     clock = VirtualClock()
-    with start_in_thread(clock=clock, faults=faults) as live:
+    with start_in_thread(clock=clock, faults=faults, call_tools=call_tools) as live:
         kind = client_kind or (SpentTokens if spent_tokens else LiveClient)
 
         def client() -> VapClient:
-            return kind(live.base_url, key)
+            made = kind(live.base_url, key)
+            made.monotonic = lambda: (clock.now() - clock.start).total_seconds()
+            return made
 
         app = make_app(client_factory=client, profile_name="sandbox", base_url=SHOWN_BASE_URL,
                        clock=clock.now, settings=Settings(), start_screen="agents", on_sandbox=True)

@@ -36,6 +36,15 @@ async def agent_speaking(console: TalkConsole, pilot: Pilot) -> None:
     await console.play(pilot, 1.51)
 
 
+async def answer_times(console: TalkConsole, pilot: Pilot) -> None:
+    # The agent answers 840 ms after the person's turn (agent_delay_ms): beside the answer and in the top line.
+    await console.talking(pilot, delay_ms=840)
+    await console.greeted(pilot)
+    await console.say_delayed(pilot, "What are your opening hours?", REPLY, 840)
+    await console.play(pilot, speaking_seconds(REPLY) + 0.1)
+    await until(pilot, lambda: console.screen.talk.agent_turns == 2 and not console.screen.drawing_due)
+
+
 async def interrupted(console: TalkConsole, pilot: Pilot) -> None:
     screen = await console.talking(pilot)
     await console.play(pilot, 2.51)
@@ -87,6 +96,7 @@ async def refused(console: TalkConsole, pilot: Pilot) -> None:
 SCENES = {
     "greeting_arriving": TalkScene(greeting_arriving),
     "agent_speaking": TalkScene(agent_speaking),
+    "answer_times": TalkScene(answer_times, faults="agent_delay_ms=*:840"),
     "interrupted": TalkScene(interrupted),
     "ended_hung_up": TalkScene(hung_up),
     "ended_by_agent": TalkScene(agent_ended),

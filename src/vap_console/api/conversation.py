@@ -16,10 +16,18 @@ turns held meanwhile (``MAX_HELD``: beyond it the oldest settles at once), the e
 (``MAX_ERRORS``, with a running count), each turn's text (``MAX_TEXT`` characters); malformed
 frames are counted, and a second ``session.created`` changes nothing (billing starts once).
 
+* ``TOOLS``: a tool's webhook was called (``sandbox.tool_call``, a sandbox extension; the last
+  ``MAX_TOOL_CALLS`` kept, ``tool_calls_total`` counts them all).
+
 An ``interruption`` marks the turn in progress with how much had been said; the ``transcript``
-that settles it keeps the mark. The answer time of a turn is from the moment the person's turn was
-sent (``sent``) to the first sign of the agent's answer (``agent_start_talking``, a delta, or its
-``transcript`` when nothing came before it).
+that settles it keeps the mark.
+
+The answer time of a turn (docs/talk.md "How an answer time is measured") is from the moment the
+person's turn left (``sent``: a typed line sent, the microphone's commit) to the agent's first
+audio frame of the answer (``output_audio.delta``), both on the same monotonic clock (the frames'
+``received_at``). Until audio comes, and for good in a call that carries none (text only), it is
+the first sign of the answer: ``agent_start_talking``, a delta, or its ``transcript`` when nothing
+came before it. Audio still arriving of a turn that began before the send is not its answer.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from vap_console.api.realtime import (
     ServerEvent,
     SessionClosed,
     SessionCreated,
+    ToolCall,
     Transcript,
     TranscriptDelta,
     UnknownEvent,
@@ -50,7 +59,10 @@ SPEAKING: Final = "speaking"
 BILLING: Final = "billing"
 STATUS: Final = "status"
 AUDIO: Final = "audio"
+TOOLS: Final = "tools"
 MAX_TURNS = 500
+# The tool calls kept for reading (``tool_calls_total`` counts them all): far more than a call makes.
+MAX_TOOL_CALLS = 100
 # The person's turns heard while one agent turn arrives: a handful in a real call.
 MAX_HELD = 20
 # The error frames kept for reading (``errors_total`` counts them all).
@@ -69,7 +81,8 @@ class Turn:
     text: str = ""
     # What had been said when the person spoke over it (None: not interrupted).
     interrupted_at: str | None = None
-    # Milliseconds from the person's turn being sent to the first sign of this answer.
+    # Milliseconds from the person's turn leaving to this answer's first audio frame (to its first
+    # sign where no audio came); None: not an answer to a turn of the person's (the greeting).
     answer_ms: float | None = None
     # The call ended while this turn was still arriving: what had arrived is all there is.
     cut_off: bool = False
@@ -111,9 +124,18 @@ class Conversation:
     # The person's turns heard while the agent's turn was still arriving. A typed line does not
     # stop the agent (only speech over it does), so its turn started first and is kept first.
     held: list[Turn] = field(default_factory=list)
+    # Every answer time of the call in the order measured (the turns deque may have let some go):
+    # one per turn of the person's that was answered, so no server can grow it.
+    answered: list[float] = field(default_factory=list)
+    # The last MAX_TOOL_CALLS tool calls (sandbox.tool_call); tool_calls_total counts every one.
+    tool_calls: deque[ToolCall] = field(default_factory=deque)
+    tool_calls_total: int = 0
+    # The send the live turn answers, while its first audio frame has not come.
+    _answer_from: float | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.turns = deque(self.turns, maxlen=self.max_turns)
+        self.tool_calls = deque(self.tool_calls, maxlen=MAX_TOOL_CALLS)
 
     # --- reading ---
 
@@ -171,8 +193,9 @@ class Conversation:
         if self.live is None:
             self.live = Turn("assistant")
             if self.sent_at is not None:
+                # Timed from the first sign for now; its first audio frame, if one comes, times it.
                 self.live.answer_ms = max(0.0, (at - self.sent_at) * 1000)
-                self.sent_at = None
+                self._answer_from, self.sent_at = self.sent_at, None
         return self.live
 
     def _settle(self, text: str, at: float) -> None:
@@ -180,6 +203,9 @@ class Conversation:
         # transcript is then the first sign of it, and is timed (using up the send) as such.
         turn = self._answer_started(at)
         turn.text = _kept(text)
+        self._answer_from = None  # no audio came: the first sign's time stands
+        if turn.answer_ms is not None:
+            self.answered.append(turn.answer_ms)
         self.turns.append(turn)
         self.agent_turns += 1
         self.settled_total += 1 + len(self.held)
@@ -244,7 +270,21 @@ class Conversation:
         assert isinstance(event, OutputAudioDelta)
         self.audio_frames += 1
         self.audio_bytes += len(event.audio) * 3 // 4
-        return {AUDIO}
+        if self.sent_at is None and self._answer_from is None:
+            return {AUDIO}  # the common case (50 a second): no answer waits to be timed
+        # Audio with nothing before it after the person's turn is the answer starting.
+        turn = self._answer_started(event.received_at)
+        if self._answer_from is None:
+            return {AUDIO}  # audio of a turn begun before the send: not its answer
+        turn.answer_ms = max(0.0, (event.received_at - self._answer_from) * 1000)
+        self._answer_from = None
+        return {AUDIO, LIVE}
+
+    def _tool(self, event: ServerEvent) -> set[str]:
+        assert isinstance(event, ToolCall)
+        self.tool_calls.append(event)
+        self.tool_calls_total += 1
+        return {TOOLS}
 
     def _closed(self, event: ServerEvent) -> set[str]:
         assert isinstance(event, SessionClosed)
@@ -278,5 +318,6 @@ _FOLDS: dict[type[ServerEvent], Callable[[Conversation, ServerEvent], set[str]]]
     OutputAudioDelta: Conversation._audio,
     SessionClosed: Conversation._closed,
     ErrorEvent: Conversation._error,
+    ToolCall: Conversation._tool,
     UnknownEvent: Conversation._unknown,
 }

@@ -190,6 +190,33 @@ class ErrorEvent(ServerEvent):
     message: str = ""
 
 
+class ToolCall(ServerEvent):
+    """``sandbox.tool_call`` (a sandbox extension, ``vap sandbox serve --call-tools``): a tool's
+    webhook was called during the call. ``status`` None: no answer came (``error`` says why)."""
+
+    type: Literal["sandbox.tool_call"] = "sandbox.tool_call"
+    name: str = ""
+    kind: str = ""
+    status: int | None = None
+    ms: float | None = None
+    outputs: dict[str, str] = {}
+    error: str | None = None
+
+    def in_words(self) -> str:
+        """``book_appointment → 200 in 84 ms``, or ``name ✘ timed out after 3000 ms`` (the error);
+        the tool's name and the error are the server's text: the caller shows them literally."""
+        took = f" in {self.ms:.0f} ms" if self.ms is not None else ""
+        name = self.name or "?"
+        if self.error:
+            # The sandbox's error starts with the tool's name, already said first here.
+            said = self.error.removeprefix(f"{self.name}: ")
+            return f"{name} ✘ {said}" + ("" if self.status is None else f" (HTTP {self.status}{took})")
+        if self.status is None:
+            return f"{name} ✘ no answer{took}"
+        mark = "→" if 200 <= self.status < 300 else "✘"
+        return f"{name} {mark} {self.status}{took}"
+
+
 class UnknownEvent(ServerEvent):
     """A frame of a type this client does not know (or that breaks its own type's shape): kept,
     shown in --json, never fatal."""
@@ -198,7 +225,7 @@ class UnknownEvent(ServerEvent):
 EVENT_TYPES: dict[str, type[ServerEvent]] = {
     cls.model_fields["type"].default: cls
     for cls in (SessionCreated, OutputAudioDelta, AgentStartTalking, AgentStopTalking, Interruption,
-                Transcript, TranscriptDelta, SessionClosed, ErrorEvent)
+                Transcript, TranscriptDelta, SessionClosed, ErrorEvent, ToolCall)
 }
 
 
@@ -347,9 +374,13 @@ class AgentSocket:
     event in call.events():`` reads until the socket closes, then raises the close's error if the
     call did not end normally (``ending`` says how it ended either way)."""
 
-    def __init__(self, url: str, *, connect: Connector = websockets_connect) -> None:
+    def __init__(self, url: str, *, connect: Connector = websockets_connect,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._url = url
         self._connect = connect
+        # What each frame's ``received_at`` is read from (monotonic seconds). Answer times are
+        # differences on it, so whoever stamps the person's turn as sent reads the same clock.
+        self.clock = clock
         self._socket: Socket | None = None
         self.created: SessionCreated | None = None
         self.closed_event: SessionClosed | None = None
@@ -412,7 +443,7 @@ class AgentSocket:
                 raw = await self._socket.recv()
                 if isinstance(raw, bytes):
                     continue
-                event = parse_event(raw)
+                event = parse_event(raw, self.clock())
                 if isinstance(event, SessionCreated):
                     # The first one starts the call; a second on the same socket changes nothing.
                     self.created = self.created or event

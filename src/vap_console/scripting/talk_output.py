@@ -1,6 +1,7 @@
-"""How `vap agents talk` prints a conversation: the transcript as its turns settle (stdout), or
-with --json one object per socket event with the time it arrived (audio summarised, never
-dumped), and the end in words on stderr with its exit code."""
+"""How `vap agents talk` prints a conversation: the transcript as its turns settle (stdout), with
+a ``⚙`` line for each tool call the sandbox reports (``sandbox.tool_call``) as it happens; or with
+--json one object per socket event with the time it arrived (audio summarised, never dumped; a
+tool call as its frame), and the end in words on stderr with its exit code."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import click
 
 from vap_console.api.conversation import Conversation
-from vap_console.api.realtime import OutputAudioDelta, ServerEvent, Transcript
+from vap_console.api.figures import Times
+from vap_console.api.realtime import OutputAudioDelta, ServerEvent, ToolCall, Transcript
 from vap_console.literal import clean
 from vap_console.scripting.base import EXIT_OK, EXIT_REFUSED, describe, say
 from vap_console.scripting.dialogue import Run
@@ -47,6 +49,8 @@ class EventPrinter:
             settled = talk.turns[-1] if talk.turns else None
             interrupted = bool(settled and settled.interrupted and event.role == "assistant")
             click.echo(line_of(event.role, event.text, interrupted))
+        elif isinstance(event, ToolCall):
+            click.echo(clean(f"⚙ {event.in_words()}", multiline=False))
         elif event.type == "?" and talk.malformed <= MALFORMED_TOLD:
             # Told on stderr, the first few (a flood of them is not a flood of lines); --json has each.
             problem = str(getattr(event, "problem", "") or "malformed")
@@ -58,7 +62,10 @@ class EventPrinter:
             return
         failure = talk.failure
         record: dict[str, Any] = {"type": "client.closed", "call_id": talk.call_id,
-                                  "billed_seconds": round(talk.billed_seconds(time.monotonic()), 3)}
+                                  "billed_seconds": round(talk.billed_seconds(time.monotonic()), 3),
+                                  # Figures of the console's own (docs/talk.md "How an answer time is measured").
+                                  "answer_ms": Times.of(talk.answered).as_dict(),
+                                  "tool_calls": talk.tool_calls_total}
         if failure is not None:
             record |= {"close_code": failure.close_code, "code": failure.code, "message": str(failure)}
         elif talk.closed is not None:

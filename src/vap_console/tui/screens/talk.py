@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -34,7 +34,8 @@ from textual.widgets import Button, Input, Static
 
 from vap_console.api import errors
 from vap_console.api.audio import AudioTape, Player, SilentPlayer
-from vap_console.api.conversation import BILLING, LIVE, SPEAKING, TURNS, Conversation
+from vap_console.api.conversation import BILLING, LIVE, SPEAKING, TOOLS, TURNS, Conversation
+from vap_console.api.figures import Times
 from vap_console.api.limits import TYPED_TURN
 from vap_console.api.models import Agent, AgentLimits
 from vap_console.api.realtime import (
@@ -46,6 +47,7 @@ from vap_console.api.realtime import (
     OutputAudioDelta,
     ServerEvent,
     SessionCreated,
+    ToolCall,
     UnknownEvent,
 )
 from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio, open_talk_audio
@@ -56,7 +58,15 @@ from vap_console.tui.screens.dialog import Confirm
 from vap_console.tui.screens.webcall import rate_line, slots_line
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.status_bar import StatusBar
-from vap_console.tui.widgets.talk import BilledTimer, SlotsLine, SoundLine, SpeakingIndicator, TranscriptView
+from vap_console.tui.widgets.talk import (
+    AnswerTimes,
+    BilledTimer,
+    SayBox,
+    SlotsLine,
+    SoundLine,
+    SpeakingIndicator,
+    TranscriptView,
+)
 
 if TYPE_CHECKING:
     from vap_console.tui.services import Services
@@ -69,8 +79,12 @@ COST_NOTE = ("The call is billed from the moment the agent answers until it ends
 NEXT_CALL = "Call again starts a new billed call, after asking."
 # Error (or unreadable) frames each told in a line of their own; later ones are counted in one.
 NOTED_EACH = 3
-# The transcript's redraws a second at most, however many frames come (a display's rate).
+# The transcript's redraws a second at most over time, however many frames come (a display's rate),
+# and how many may come at once: agent_start_talking and the answer's first word arrive a
+# millisecond apart, and the word waited out the whole tenth of a second (bench/talk.py: p99 of a
+# delta on screen 100-130 ms, p50 2 ms).
 REDRAWS_A_SECOND = 10
+REDRAW_BURST = 3
 
 
 class TalkConfirm(Confirm):
@@ -106,6 +120,21 @@ def ending_words(talk: Conversation, hung_up_early: bool) -> tuple[str, bool]:
     return f"The call could not be made: {failure}", True
 
 
+class _TimesCommits:
+    """The socket as the microphone's stream sees it: its commit (the last frame of a spoken turn)
+    is the moment the agent's answer is timed from, as Enter is for a typed line."""
+
+    def __init__(self, socket: AgentSocket, talk: Callable[[], Conversation]) -> None:
+        self._socket, self._talk = socket, talk
+
+    async def send_audio(self, pcm: bytes) -> None:
+        await self._socket.send_audio(pcm)
+
+    async def commit(self) -> None:
+        self._talk().sent(self._socket.clock())
+        await self._socket.commit()
+
+
 class TalkScreen(Screen[None]):
     LABEL = "Talk"
     DEFAULT_CSS = """
@@ -113,6 +142,8 @@ class TalkScreen(Screen[None]):
     TalkScreen #sound { display: none; }
     TalkScreen #sound.-shown { display: block; }
     TalkScreen #talk-title { width: 1fr; text-style: bold; }
+    /* Under 100 columns the slots (said in the confirm) give way to the answer times. */
+    TalkScreen.-narrow #slots { display: none; }
     TalkScreen #talk-end { height: auto; display: none; background: $warning 20%;
                            border-left: thick $warning; padding: 0 1; }
     TalkScreen #talk-end.-shown { display: block; }
@@ -188,11 +219,14 @@ class TalkScreen(Screen[None]):
         self._changed: set[str] = set()
         self._notes: list[tuple[str, str]] = []
         self._redraw_due = False
-        self._redrawn_at = 0.0
+        # Redraws that may start now (a token bucket: REDRAW_BURST at most, REDRAWS_A_SECOND a second).
+        self._redraw_credit = float(REDRAW_BURST)
+        self._credited_at = time.monotonic()
         self._calls = 1
         # The hang-up sent and not answered: after ``hangup_grace`` s the socket is closed from here.
         self._hangup_timer: Timer | None = None
         self._forced = False
+        self._tools_shown = 0  # the call's tool calls told in the transcript so far
 
     @property
     def label(self) -> str:
@@ -205,6 +239,7 @@ class TalkScreen(Screen[None]):
             yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
             yield SpeakingIndicator(id="speaking")
             yield SoundLine(id="sound")
+            yield AnswerTimes(id="answer-times")
             yield BilledTimer(id="billed")
             yield SlotsLine(id="slots")
         with Vertical(id="talk-end"), Horizontal(id="talk-end-row"):
@@ -212,7 +247,7 @@ class TalkScreen(Screen[None]):
             yield Button("Call again", id="call-again", variant="warning")
         yield TranscriptView(id="transcript")
         with Horizontal(id="talk-say-row"):
-            yield Input(placeholder="Type what to say, then Enter", id="say", max_length=TYPED_TURN.high)
+            yield SayBox(placeholder="Type what to say, then Enter", id="say", max_length=TYPED_TURN.high)
             yield Button("Hang up", id="hang-up", variant="error")
         yield KeyBar()
 
@@ -310,10 +345,16 @@ class TalkScreen(Screen[None]):
             problem = str(getattr(event, "problem", "") or "malformed")
             said = f"The service sent a frame the console cannot read ({problem}): ignored, the call goes on."
             self._tell_count("malformed", self.talk.malformed, said, "unreadable frames")
+        self._draw_soon()
+
+    def _draw_soon(self) -> None:
         if not self._redraw_due:
-            # At once after a quiet spell; under a flood at most REDRAWS_A_SECOND times a second.
+            # At once while there is credit; under a flood at most REDRAWS_A_SECOND times a second.
             self._redraw_due = True
-            wait = self._redrawn_at + 1 / REDRAWS_A_SECOND - time.monotonic()
+            now = time.monotonic()
+            self._redraw_credit = min(REDRAW_BURST, self._redraw_credit + (now - self._credited_at) * REDRAWS_A_SECOND)
+            self._credited_at = now
+            wait = (1 - self._redraw_credit) / REDRAWS_A_SECOND
             if wait > 0:
                 self.set_timer(wait, self._redraw)
             else:
@@ -336,7 +377,7 @@ class TalkScreen(Screen[None]):
         self._redraw_due = False
         if self._leaving:
             return  # the screen is going: nothing to draw on
-        self._redrawn_at = time.monotonic()
+        self._redraw_credit -= 1
         changed, self._changed = self._changed, set()
         notes, self._notes = self._notes, []
         self._tick()  # the billed time as of now (the interval moves it between frames)
@@ -352,9 +393,31 @@ class TalkScreen(Screen[None]):
             for key, text in said.items():
                 style = "italic $text-muted" if key.endswith(":started") else "italic $warning"
                 transcript.note(text, style, key=key)
+            if TOOLS in changed:
+                self._show_tool_calls()  # after the notes: a before_call tool runs once the call started
+        if TURNS in changed:
+            self._show_answer_times()
+
+    def _show_answer_times(self) -> None:
+        answers = self.query_one(AnswerTimes)
+        if answers.times.count != len(self.talk.answered):
+            answers.times = Times.of(self.talk.answered)
+
+    def _show_tool_calls(self) -> None:
+        """Each tool call not told yet, as a line of its own (the server's text shown literally)."""
+        talk = self.talk
+        new = min(talk.tool_calls_total - self._tools_shown, len(talk.tool_calls))
+        self._tools_shown = talk.tool_calls_total
+        calls: list[ToolCall] = list(talk.tool_calls)[-new:] if new > 0 else []
+        for call in calls:
+            failed = call.error is not None or call.status is None or not 200 <= call.status < 300
+            self.transcript.note(f"⚙ {call.in_words()}", "$warning" if failed else "$text-muted")
 
     def _audio(self, event: OutputAudioDelta) -> None:
-        self.talk.apply(event)
+        if LIVE in self.talk.apply(event):
+            # The first audio frame of an answer: its answer time is now measured (shown by the turn).
+            self._changed.add(LIVE)
+            self._draw_soon()
         pcm = event.pcm
         self.player.play(pcm)
         self.tape.add(pcm)
@@ -400,6 +463,7 @@ class TalkScreen(Screen[None]):
         changed = self.talk.end(time.monotonic(), message.failure)
         if TURNS in changed:
             self.transcript.show_turns(self.talk, self.talk.settled_total)
+            self._show_answer_times()
         self.transcript.show_live(None)
         self.player.flush()
         self.query_one(SpeakingIndicator).state = "ended"
@@ -440,7 +504,8 @@ class TalkScreen(Screen[None]):
             self.notify("The agent has not answered yet: your text is kept; press Enter once it has.",
                         severity="warning")
             return
-        self.talk.sent(time.monotonic())
+        # Timed as it leaves, on the clock the socket stamps the agent's frames with.
+        self.talk.sent(self._socket.clock())
         self.send_turn(self._socket, text)
 
     @work(group="talk-send", exit_on_error=False)
@@ -526,6 +591,7 @@ class TalkScreen(Screen[None]):
         self._hangup_timer = None
         self._forced = False
         self._calls += 1
+        self._tools_shown = 0
         self.talk = Conversation()
         self.tape.close()
         self.tape = AudioTape()
@@ -535,6 +601,7 @@ class TalkScreen(Screen[None]):
         self.query_one(BilledTimer).ended = False
         self.query_one(SpeakingIndicator).state = "connecting"
         self.transcript.note("A new call.")
+        self.query_one(AnswerTimes).times = Times.of([])
         self.transcript.reset_count()
         self.refresh_bindings()
         self.dial()
@@ -562,7 +629,7 @@ class TalkScreen(Screen[None]):
 
     @work(exclusive=True, group="talk-mic", exit_on_error=False)
     async def stream_mic(self, mic: MicStream, socket: AgentSocket) -> None:
-        await mic.send_to(socket)
+        await mic.send_to(cast(AgentSocket, _TimesCommits(socket, lambda: self.talk)))
 
     def _set_mic(self, live: bool) -> None:
         if self.mic is not None:

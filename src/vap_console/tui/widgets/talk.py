@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, cast
 from textual.cache import LRUCache
 from textual.content import Content
 from textual.geometry import Size
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from vap_console.api.conversation import Conversation, Turn
+from vap_console.api.figures import Times
 from vap_console.api.models import AgentLimits
 from vap_console.tui import untrusted
 
@@ -33,12 +34,21 @@ SPEAKERS = {"assistant": "Agent", "user": "You"}
 WAITING = "  ⧗ waiting for the agent to finish…"
 
 
+def seconds(ms: float | None) -> str:
+    """An answer time as the screen shows it: ``0.84 s``; ``—`` when there is none."""
+    return "—" if ms is None else f"{ms / 1000:.2f} s"
+
+
 def turn_content(turn: Turn, *, arriving: bool = False) -> Content:
     who = SPEAKERS.get(turn.role, turn.role.title() or "?")
     style = "bold $text-accent" if turn.role == "assistant" else "bold $text-success"
     body = untrusted.content(turn.text or "…")
     # An unknown role is the server's word: shown literally, like what was said.
-    parts = [untrusted.content(f"{who}: ", style, multiline=False), body]
+    parts = [untrusted.content(f"{who}", style, multiline=False)]
+    if turn.answer_ms is not None:
+        # Beside the label, muted: how long the person waited for this answer.
+        parts.append(Content.styled(f" {seconds(turn.answer_ms)}", "dim"))
+    parts += [Content.styled(": ", style), body]
     if arriving:
         parts.append(Content.styled(" ▍", "$accent"))
     if turn.interrupted_at is not None:
@@ -90,6 +100,10 @@ class TranscriptView(ScrollView, can_focus=True):
     TranscriptView { height: 1fr; border: round $primary 50%; padding: 0 1; overflow-x: hidden; }
     TranscriptView > .transcript--arriving { color: $text-muted; }
     """
+    # Its size is its parent's (1fr of the screen): a longer transcript only scrolls further, so a
+    # new virtual size needs no layout of the whole screen. Textual's reactive asked for one each
+    # time a line was added (bench/talk.py: ~40 ms of CPU each); the scroll bars are told here.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
     CACHED = 32  # more than the paragraphs a screen shows at 120×36 (two lines each, at least)
     MAX_NOTES = 200  # the console's own lines kept, as ``max_lines`` turns: the oldest go
 
@@ -107,6 +121,8 @@ class TranscriptView(ScrollView, can_focus=True):
         self._starts: list[int] = []  # the first line of each block, the live one last
         self._width = 0
         self._strips: LRUCache[tuple[int, int], list[Strip]] = LRUCache(self.CACHED)
+        # What the last refresh drew: each paragraph (id, version), where each starts, the size.
+        self._drawn: tuple[list[tuple[int, int]], list[int], Size] = ([], [], Size(0, 0))
 
     # --- what the screen calls ---
 
@@ -237,7 +253,16 @@ class TranscriptView(ScrollView, can_focus=True):
         if self._batching:
             return
         self._measure(self._width)
-        self.refresh()
+        drawn = [(id(b), b.version) for b in self._all()]
+        before, self._drawn = self._drawn, (drawn, self._starts, self.virtual_size)
+        if before[1:] == self._drawn[1:] and [i for i, _ in before[0]] == [i for i, _ in drawn]:
+            # The same paragraphs in the same places (a delta that did not add a line, a count
+            # noted again): only the lines of those that changed are drawn again, not the view.
+            for at, (was, now) in enumerate(zip(before[0], drawn, strict=True)):
+                if was != now:
+                    self.refresh_lines(self._starts[at], self._all()[at].height)
+        else:
+            self.refresh()
         if follow:
             self.call_after_refresh(self.scroll_end, animate=False)
 
@@ -255,7 +280,12 @@ class TranscriptView(ScrollView, can_focus=True):
             starts.append(y)
             y += block.height
         self._starts = starts
-        self.virtual_size = Size(width, y)
+        size = Size(width, y)
+        if size != self.virtual_size:
+            self.virtual_size = size
+            # What the layout would have done for a scroll view: the bars' sizes, and showing the
+            # vertical bar once the lines overflow (that change lays the screen out, once).
+            self._scroll_update(size)
 
     def _rewrap(self, width: int) -> None:
         """The width changed (a resize, or the scroll bar came or went): the text wraps anew, and a
@@ -298,6 +328,16 @@ class TranscriptView(ScrollView, can_focus=True):
         return strips
 
 
+class SayBox(Input):
+    """The typing box. Textual's Input sets its virtual size to its text's width on every change,
+    and that reactive lays the whole screen out again: each key typed during a call cost a layout
+    of the Talk screen (bench/talk.py: 4 key presses a second were most of the screen's CPU). The
+    box's size is its parent's (1fr of the row, 3 high), so its text's width only scrolls it:
+    set without a layout (the repaint that shows the key is the value's own)."""
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+
+
 class SpeakingIndicator(Static):
     """● Agent speaking / ○ Listening / · Connecting / ◌ Hanging up… / Ended."""
 
@@ -329,6 +369,16 @@ class BilledTimer(Static):
             return Content("not billed" if self.ended else "not billed yet")
         minutes, secs = divmod(self.seconds, 60)
         return Content(f"billed {minutes}:{secs:02d}")
+
+
+class AnswerTimes(Static):
+    """The call's answer times so far, nearest-rank p50 and p95 (``api/figures.py``)."""
+
+    DEFAULT_CSS = "AnswerTimes { width: auto; padding: 0 1; color: $text-muted; }"
+    times: reactive[Times] = reactive(Times.of([]), layout=True)  # "—" grows to "0.84 s"
+
+    def render(self) -> Content:
+        return Content(f"p50 {seconds(self.times.p50)} · p95 {seconds(self.times.p95)}")
 
 
 class SlotsLine(Static):

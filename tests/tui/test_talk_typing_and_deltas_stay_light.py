@@ -1,0 +1,112 @@
+"""Talk stays light while the agent talks (issue 34, bench/talk.py's goals): typing a key and a
+transcript delta each cost a redraw of what changed, never a layout of the whole screen (each
+layout of the Talk screen cost tens of milliseconds of CPU, and a key typed made one), and a delta
+that adds no line draws only the lines of the turn arriving, not every line in view."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import Input
+
+from tests.tui.console_scenes import quiet, until
+from tests.tui.test_talk_transcript_long_call import settle
+from vap_console.api.conversation import Conversation, Turn
+from vap_console.tui.widgets.talk import SayBox, TranscriptView
+
+SAID = "please tell me everything about the opening times on weekends and whether i can bring my child along"
+
+
+class Talkish(App[None]):
+    """The transcript and the typing box as the Talk screen stacks them."""
+
+    def compose(self) -> ComposeResult:
+        yield TranscriptView()
+        yield SayBox(id="say")
+
+
+def counting_layouts(app: App[None]) -> list[int]:
+    laid: list[int] = []
+    screen = app.screen
+    own = screen._refresh_layout
+
+    def refresh_layout(*args: object, **kwargs: object) -> None:
+        laid.append(1)
+        own(*args, **kwargs)  # type: ignore[arg-type]
+
+    screen._refresh_layout = refresh_layout  # type: ignore[method-assign]
+    return laid
+
+
+async def test_keys_typed_and_lines_added_lay_nothing_out() -> None:
+    app = Talkish()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        talk = Conversation()
+        for n in range(30):  # more lines than the view shows: the scroll bar is there already
+            settle(talk, view, f"turn {n}")
+        app.query_one(SayBox).focus()
+        await quiet(pilot)
+        laid = counting_layouts(app)
+        await pilot.press(*"opening hours")
+        words = SAID.split()
+        for n in range(1, len(words) + 1):  # the turn arriving, a word a delta: it grows by lines
+            view.show_live(Turn("assistant", " ".join(words[:n])))
+            await pilot.pause()
+        await until(pilot, lambda: app.query_one(Input).value == "opening hours")
+        await quiet(pilot)
+        assert laid == []
+        # Still following the newest line, all of it on screen.
+        assert view.scroll_y == view.max_scroll_y and "child along" in "".join(
+            view.render_line(y).text for y in range(view.scrollable_content_region.height))
+
+
+async def test_a_delta_that_adds_no_line_draws_only_the_turn_arriving() -> None:
+    app = Talkish()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(TranscriptView)
+        talk = Conversation()
+        for n in range(10):
+            settle(talk, view, f"turn {n}")
+        view.show_live(Turn("assistant", "We"))
+        await quiet(pilot)
+        drawn: list[int] = []
+        own = TranscriptView.render_line
+
+        def render_line(self: TranscriptView, y: int):  # type: ignore[no-untyped-def]
+            drawn.append(y)
+            return own(self, y)
+
+        TranscriptView.render_line = render_line  # type: ignore[method-assign]
+        try:
+            view.show_live(Turn("assistant", "We open"))
+            await quiet(pilot)
+        finally:
+            TranscriptView.render_line = own  # type: ignore[method-assign]
+        # The turn arriving is one line (and its gap) after ten turns of two: only those redrawn.
+        assert drawn and set(drawn) <= {20, 21}
+
+
+async def test_the_answers_first_words_are_drawn_at_once_after_it_started() -> None:
+    # session.created, agent_start_talking and the greeting's first word and audio come a moment
+    # apart: each is drawn as it comes. The screen waited out a tenth of a second after every
+    # redraw, so the first word of every answer came late (bench/talk.py: delta p99 100-130 ms).
+    from tests.tui.talk_console import talk_console
+    from vap_console.tui.screens.talk import TalkScreen
+
+    waits: list[float] = []
+    own = TalkScreen.set_timer
+
+    def set_timer(self: TalkScreen, delay: float, callback=None, **options):  # type: ignore[no-untyped-def]
+        if callback == self._redraw:
+            waits.append(delay)
+        return own(self, delay, callback, **options)
+
+    TalkScreen.set_timer = set_timer  # type: ignore[method-assign]
+    try:
+        with talk_console() as console:
+            async with console.app.run_test(size=(120, 36)) as pilot:
+                screen = await console.talking(pilot)
+                await until(pilot, lambda: screen.transcript.lines[-1].startswith("Agent: Namaste"))
+    finally:
+        TalkScreen.set_timer = own  # type: ignore[method-assign]
+    assert waits == []
