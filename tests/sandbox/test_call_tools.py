@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.sandbox.socket_calls import instant
 from tests.webhook import Webhook
 from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.server import RunningSandbox, start_in_thread
@@ -30,7 +31,7 @@ def hook() -> Iterator[Webhook]:
 
 @pytest.fixture
 def calling(sandbox_clock: VirtualClock) -> Iterator[RunningSandbox]:
-    with start_in_thread(clock=sandbox_clock, call_tools=ToolCalling()) as running:
+    with start_in_thread(clock=sandbox_clock, call_tools=ToolCalling(), faults=instant()) as running:
         yield running
 
 

@@ -13,7 +13,7 @@ import httpx
 import websockets
 from textual.pilot import Pilot
 
-from tests.sandbox.socket_calls import PRIYA_GREETING, frame_count, loud, speaking_seconds
+from tests.sandbox.socket_calls import PRIYA_GREETING, frame_count, instant, loud, speaking_seconds
 from tests.tui.console_scenes import quiet, until
 from vap_console.api import VapClient
 from vap_console.api.audio import SilentPlayer
@@ -166,7 +166,7 @@ def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool
     """``client_kind``: the console's client (a ``LiveClient``; tests/talk/hostile_socket.py's
     ``client_kind`` sends its agent sockets to a hostile server)."""
     clock = VirtualClock()
-    with start_in_thread(clock=clock, faults=faults) as live:
+    with start_in_thread(clock=clock, faults=instant(faults)) as live:  # its clock moved by hand
         kind = client_kind or (SpentTokens if spent_tokens else LiveClient)
 
         def client() -> VapClient:
