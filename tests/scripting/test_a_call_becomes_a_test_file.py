@@ -74,3 +74,24 @@ def test_terminal_control_in_a_transcript_is_escaped_in_the_file_and_reads_back_
 def test_a_call_with_nothing_to_test_is_refused_in_words(transcript: list[tuple[str, str]], why: str) -> None:
     with pytest.raises(CallToTestError, match=why):
         file_of(Recorded("c5", "a", transcript))
+
+
+def test_the_answer_times_the_ledger_kept_for_the_call_are_read_with_its_record() -> None:
+    from datetime import UTC, datetime
+    from types import SimpleNamespace
+
+    from vap_console.api.models.calls import CallRecord
+    from vap_console.scripting.call_to_test import recorded_of
+
+    record = CallRecord.model_validate({"id": "c6", "agentId": "agent-uuid", "endReason": "client_requested",
+                                        "createdAt": datetime(2026, 11, 2, 9, tzinfo=UTC).isoformat(),
+                                        "transcript": [{"role": "user", "content": "Hi"},
+                                                       {"role": "assistant", "content": "Hello"}]})
+    kept = SimpleNamespace(agent="ua_front", answer_times=(410.0, 380.0), transcript=(), end_reason=None,
+                           created_at=None, noted_at="2026-11-02T09:00:00Z")
+    recorded = recorded_of("c6", record, kept, ["lookup"])  # type: ignore[arg-type]
+    assert (recorded.agent, recorded.answer_ms, recorded.tools, recorded.when) == (
+        "ua_front", [410.0, 380.0], ["lookup"], "2026-11-02")
+    written = file_of(recorded)
+    assert written.data["conversations"][0]["latency"] == {"p50_ms": 670, "p95_ms": 715}
+    assert written.data["conversations"][0]["name"] == "call c6 of 2026-11-02"

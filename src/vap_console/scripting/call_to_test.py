@@ -144,7 +144,8 @@ def file_of(call: Recorded, *, min_share: float = DEFAULT_SHARE, margin: float =
 
 def _kept_times(entry: CallEntry | None) -> list[float] | None:
     """The answer times the ledger kept for the call, when this ledger keeps them (issue 34)."""
-    times = getattr(entry, "answer_ms", None) if entry is not None else None
+    # CallEntry.answer_times (ledger schema 3); a ledger without them (an older console) has none.
+    times = getattr(entry, "answer_times", None) if entry is not None else None
     return [float(ms) for ms in times] if times else None
 
 
