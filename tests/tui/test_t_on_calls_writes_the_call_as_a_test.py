@@ -25,9 +25,12 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def _ask(pilot) -> CallTestPath:
+    """t, and the dialog once its field is there."""
     await pilot.press("t")
-    await until(pilot, lambda: isinstance(pilot.app.screen, CallTestPath) and pilot.app.screen.query("#test-path"))
-    return pilot.app.screen
+    await until(pilot, lambda: bool(pilot.app.screen.query("#test-path")))
+    dialog = pilot.app.screen
+    assert isinstance(dialog, CallTestPath)
+    return dialog
 
 
 async def test_t_asks_where_writes_the_test_and_shows_the_path(tmp_path: Path, here: Path) -> None:
