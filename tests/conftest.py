@@ -92,5 +92,6 @@ def sandbox_transport(sandbox_app) -> httpx.ASGITransport:
 
 @pytest.fixture
 def live_sandbox(sandbox_clock: VirtualClock) -> Iterator[RunningSandbox]:
-    with start_in_thread(clock=sandbox_clock) as running:
+    # Its agents answer at once: tests move its clock by hand (tests/sandbox/socket_calls.py instant).
+    with start_in_thread(clock=sandbox_clock, faults="agent_delay_ms=*:0") as running:
         yield running

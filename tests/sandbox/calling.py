@@ -14,7 +14,7 @@ from vap_console.sandbox.clock import VirtualClock
 from vap_console.sandbox.server import RunningSandbox, start_in_thread
 from vap_console.sandbox.voice.tool_calls import ToolCalling
 
-from .socket_calls import account_of, dialled, register
+from .socket_calls import account_of, dialled, instant, register
 
 ARJUN = ("Hello {name}, this is Priya from Sharma Dental Clinic. You enquired about a flat with us. "
          "Is this a good time to talk?")
@@ -29,7 +29,7 @@ def hook() -> Iterator[Webhook]:
 
 @pytest.fixture
 def calling(sandbox_clock: VirtualClock) -> Iterator[RunningSandbox]:
-    with start_in_thread(clock=sandbox_clock, call_tools=ToolCalling()) as running:
+    with start_in_thread(clock=sandbox_clock, call_tools=ToolCalling(), faults=instant()) as running:
         yield running
 
 

@@ -26,6 +26,19 @@ from vap_console.sandbox.voice.register import sockets_of
 VOICES = {name: str(t[5].get("voice") or t[5].get("description") or "default")
           for name, t in (("Priya", template_by_slug("clinic-receptionist")), ("Kabir", template_by_slug("feedback-survey")))
           if t is not None}
+# A sandbox's agents answer DEFAULT_DELAY_MS after the caller's turn (sandbox/agent_pace.py). Tests
+# that move a VirtualClock by hand to the instants of the socket's mechanics (frames, stamps,
+# stalls) start their sandbox with this, so those instants are what they were before the default;
+# the default's own tests (test_agent_delay_and_price_settings.py) and every test on a sped-up real
+# clock keep it.
+INSTANT_AGENTS = "agent_delay_ms=*:0"
+
+
+def instant(faults: str = "") -> str:
+    """``faults`` with every agent answering at once (a setting of the test's own wins)."""
+    return f"{INSTANT_AGENTS},{faults}" if faults else INSTANT_AGENTS
+
+
 PRIYA_GREETING = "Namaste! You've reached Sharma Dental Clinic. This is Priya, how may I help you today?"
 
 
@@ -179,7 +192,7 @@ async def dialled(sandbox: RunningSandbox, token: str) -> AsyncIterator[Call]:
 
 @contextmanager
 def sandbox_with(clock: VirtualClock, faults: str = "") -> Iterator[RunningSandbox]:
-    with start_in_thread(clock=clock, faults=faults) as running:
+    with start_in_thread(clock=clock, faults=instant(faults)) as running:
         yield running
 
 

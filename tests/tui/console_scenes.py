@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerFailed, WorkerState
 
+from tests.sandbox.socket_calls import instant
 from vap_console.api import VapClient
 from vap_console.credentials import LocalIndex
 from vap_console.sandbox.app import create_app
@@ -99,7 +100,7 @@ def build_console(
     faults: str = "",
 ) -> Console:
     clock = clock or VirtualClock()
-    sandbox = create_app(clock=clock, rate_limit=rate_limit, faults=faults)
+    sandbox = create_app(clock=clock, rate_limit=rate_limit, faults=instant(faults))  # its clock moved by hand
     transport: httpx.AsyncBaseTransport = httpx.ASGITransport(app=sandbox)
     if empty:
         transport = EmptyLists(transport, empty)

@@ -15,7 +15,7 @@ import httpx
 import websockets
 from textual.pilot import Pilot
 
-from tests.sandbox.socket_calls import PRIYA_GREETING, frame_count, loud, speaking_seconds
+from tests.sandbox.socket_calls import PRIYA_GREETING, frame_count, instant, loud, speaking_seconds
 from tests.tui.console_scenes import quiet, until
 from vap_console.api import VapClient
 from vap_console.api.audio import SilentPlayer
@@ -198,7 +198,7 @@ def talk_console(faults: str = "", *, key: str = DEFAULT_KEY, spent_tokens: bool
     ``client_kind`` sends its agent sockets to a hostile server). ``call_tools``: the sandbox calls
     the account's tools for real (``vap sandbox serve --call-tools``)."""
     clock = VirtualClock()
-    with start_in_thread(clock=clock, faults=faults, call_tools=call_tools) as live:
+    with start_in_thread(clock=clock, faults=instant(faults), call_tools=call_tools) as live:  # clock moved by hand
         kind = client_kind or (SpentTokens if spent_tokens else LiveClient)
 
         def client() -> VapClient:

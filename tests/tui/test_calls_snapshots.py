@@ -1,5 +1,6 @@
 """Snapshots of the Calls screen (issue 25 point 6) at 120×36 and 80×24: the list with a call's
-transcript in the detail, the outbound call dialog, and the spend chart with its totals.
+transcript in the detail, the outbound call dialog, the spend chart with its totals, the export
+question and where `t` writes a call's test.
 
 The console runs on the sandbox's virtual clock, so every time shown is fixed; earlier calls are
 laid into the ledger before the console starts, on the days before the sandbox's EPOCH."""
@@ -17,6 +18,7 @@ from tests.tui.test_calls_screen import calls_screen, place, statuses
 from vap_console.ledger import Ledger
 from vap_console.sandbox.clock import EPOCH
 from vap_console.tui.screens.call_dialog import PlaceCallDialog
+from vap_console.tui.screens.call_to_test import CallTestPath
 from vap_console.tui.screens.calls import CallsScreen
 from vap_console.tui.screens.dialog import ExportFormat
 from vap_console.tui.screens.spend import SpendScreen
@@ -59,7 +61,7 @@ async def three_calls(pilot: Pilot, console) -> None:
     await settle(pilot)
 
 
-SCENES = ("calls", "calls_place_dialog", "calls_spend", "calls_export")
+SCENES = ("calls", "calls_place_dialog", "calls_spend", "calls_export", "calls_to_test")
 
 
 async def _scene(name: str, pilot: Pilot, console) -> None:
@@ -73,6 +75,12 @@ async def _scene(name: str, pilot: Pilot, console) -> None:
         await pilot.press("c")
         await until(pilot, lambda: isinstance(pilot.app.screen, SpendScreen))
         await until(pilot, lambda: bool(str(pilot.app.screen.query_one("#totals-kind").content)))
+    elif name == "calls_to_test":
+        # The oldest call (a fixed id: the placed calls' ids are new each sandbox start), in "/"
+        # (the test's folder) so that the path the dialog offers is the same on every machine.
+        await pilot.press("end")
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallTestPath) and pilot.app.screen.query("#test-path"))
     elif name == "calls_export":
         await pilot.press("e")
         await until(pilot, lambda: isinstance(pilot.app.screen, ExportFormat) and pilot.app.screen.query("#choice-cancel"))
@@ -84,6 +92,8 @@ async def _scene(name: str, pilot: Pilot, console) -> None:
 @pytest.mark.parametrize("name", SCENES)
 def test_calls_scene(name: str, size: str, snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(CallsScreen, "POLL_SECONDS", 0.05)
+    if name == "calls_to_test":
+        monkeypatch.chdir("/")
     index_dir = tmp_path / "index"
     earlier_calls(index_dir)
     console = build_console(start_screen="agents", index_dir=index_dir)

@@ -4,7 +4,12 @@ and cost figures see real differences without luck.
 
 * ``agent_delay_ms=REF:MS``: every turn of agent REF (its greeting and each answer) starts MS
   milliseconds of the sandbox clock after the caller's turn arrived (after the call started, for
-  the greeting). On the sandbox's clock, so ``--speed 10`` makes 900 ms take 90.
+  the greeting). On the sandbox's clock, so ``--speed 10`` makes 900 ms take 90. An agent no
+  setting names waits ``DEFAULT_DELAY_MS`` (400 ms): the real service's greeting and answers start
+  some hundreds of milliseconds after the caller's turn, never in zero time, and a client written
+  against it (the vendor's Node bridge, cookbook 04) may rely on that gap, forwarding
+  ``agent_start_talking`` before ``session.created`` when there is none. ``agent_delay_ms=*:0``
+  gives every agent the old instant answer.
 * ``agent_credits_per_minute=REF:N``: agent REF's calls cost N credits a started minute instead of
   the sandbox's price (call_records.py ``PRICE_CREDITS_PER_MINUTE``), on the call record and in the
   wallet.
@@ -18,6 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SETTINGS = ("agent_delay_ms", "agent_credits_per_minute")
+# Milliseconds of the sandbox clock before each turn of an agent no agent_delay_ms names (see above;
+# listed in /openapi.json as info.x-sandbox-agent-pace).
+DEFAULT_DELAY_MS = 400.0
 _MOST = {"agent_delay_ms": 60_000.0, "agent_credits_per_minute": 1_000.0}
 _RULE = {"agent_delay_ms": "milliseconds from 0 to 60000", "agent_credits_per_minute": "credits from 0 to 1000"}
 
@@ -64,10 +72,24 @@ class AgentSettings:
         return every[-1] if every else None
 
     def delay_for(self, agent_id: str, handle: str) -> float:
-        """Milliseconds of the sandbox clock before each of this agent's turns (0: none)."""
-        return self._for(self.delay_ms, agent_id, handle) or 0.0
+        """Milliseconds of the sandbox clock before each of this agent's turns (DEFAULT_DELAY_MS
+        unless a setting names it or ``*``; 0: none)."""
+        delay = self._for(self.delay_ms, agent_id, handle)
+        return DEFAULT_DELAY_MS if delay is None else delay
 
     def price_for(self, agent_id: str, handle: str, default: float) -> float:
         """Credits a started minute of this agent's calls."""
         price = self._for(self.credits_per_minute, agent_id, handle)
         return default if price is None else price
+
+
+def described() -> dict[str, object]:
+    """The agent socket's pacing as /openapi.json lists it (info.x-sandbox-agent-pace)."""
+    return {
+        "defaultAnswerDelayMs": DEFAULT_DELAY_MS,
+        "description": (f"Every agent's greeting and each answer start {DEFAULT_DELAY_MS:g} ms of the sandbox "
+                        "clock after the call started or the caller's turn arrived (divided by --speed in wall "
+                        "time), as the real service's start some hundreds of milliseconds later; "
+                        "--faults agent_delay_ms=REF:MS sets an agent's own (REF an id, a ua_ handle or *; "
+                        "*:0 answers at once)."),
+    }

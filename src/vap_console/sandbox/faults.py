@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from vap_console.sandbox.agent_pace import DEFAULT_DELAY_MS, AgentSettingError, AgentSettings
 from vap_console.sandbox.agent_pace import SETTINGS as AGENT_SETTINGS
-from vap_console.sandbox.agent_pace import AgentSettingError, AgentSettings
 
 
 class FaultSpecError(ValueError):
@@ -46,7 +46,7 @@ SETTINGS = {
     "socket_start_error": "CODE: every call refused with that error frame, then close 4000",
     "call_max_s": "S: a call's longest length on the sandbox clock (120 unless set), then max_duration",
     "agent_delay_ms": "REF:MS: agent REF's greeting and every answer start MS ms of the sandbox clock late "
-                      "(REF an id, a ua_ handle or *)",
+                      f"(REF an id, a ua_ handle or *; {DEFAULT_DELAY_MS:g} unless set: info.x-sandbox-agent-pace)",
     "agent_credits_per_minute": "REF:N: agent REF's calls cost N credits a started minute",
     "hostile_text": "1: terminal control (OSC 52, CSI, C1, a bidi override, NUL, U+FFFF) in every string "
                     "served, HTTP answers and socket frames, and a hostile key in every object; dates and "

@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from vap_console import __version__
 from vap_console.api.limits import REQUESTED_NUMBER
-from vap_console.sandbox import faults, inventory, phone_numbers
+from vap_console.sandbox import agent_pace, faults, inventory, phone_numbers
 from vap_console.sandbox.documents import MAX_BYTES
 from vap_console.sandbox.endpoints import TTS_NUMBER_RANGES
 from vap_console.sandbox.gateway import ASYNCAPI_PATH, DOCUMENT_PATH, IDEMPOTENCY_KEY_MAX
@@ -470,6 +470,7 @@ def build_document(*, only_served: bool = True) -> dict[str, Any]:
                            f"{__version__}). Operations marked x-sandbox-extension are not in the spec. "
                            + " ".join(CHOICES.values()),
             "x-sandbox-faults": {f"--faults {name}=": does for name, does in faults.SETTINGS.items()},
+            "x-sandbox-agent-pace": agent_pace.described(),
         },
         "servers": [{"url": "http://127.0.0.1:8787", "description": "vap sandbox serve"}],
         "security": [{"bearer": []}],

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from vap_console.api.conversation import Turn
+from vap_console.api.figures import percent
 from vap_console.api.limits import TYPED_TURN
 from vap_console.api.realtime import CallTools
 from vap_console.literal import clean, xml_text
 from vap_console.scripting.dialogue import Run
+from vap_console.scripting.resembles import Resembles, ResemblesError
 from vap_console.scripting.test_gates import (
     COMPARE_KEYS,
     GATE_KEYS,
@@ -30,7 +32,7 @@ from vap_console.scripting.test_gates import (
 )
 from vap_console.scripting.tool_expects import ToolExpect, ToolExpectError, judge_call, judge_turn, read_tools
 
-ANSWER_KEYS = {"contains", "not_contains", "matches", "within_ms"}
+ANSWER_KEYS = {"contains", "not_contains", "matches", "within_ms", "resembles"}
 TURN_KEYS = {"say", "expect"}
 TURN_EXPECT_KEYS = ANSWER_KEYS | {"tool"}  # a turn's answer may also name the tool it must call
 CONVERSATION_KEYS = {"name", "greeting", "turns", "tools_called", "agent_ends_call"} | GATE_KEYS
@@ -48,6 +50,7 @@ class Expect:
     matches: re.Pattern[str] | None = None
     within_ms: int | None = None
     tools: list[ToolExpect] = field(default_factory=list)  # a turn's expect.tool (scripting/tool_expects.py)
+    resembles: Resembles | None = None  # reworded answers (scripting/resembles.py)
 
 
 @dataclass
@@ -171,6 +174,11 @@ def _expect(path: Path, at: str, value: Any, keys: set[str] = ANSWER_KEYS) -> Ex
             raise _fail(path, f"{at}.matches", f"not a valid regular expression ({exc})") from None
     if "within_ms" in data:
         expect.within_ms = _positive(path, f"{at}.within_ms", data["within_ms"])
+    if "resembles" in data:
+        try:
+            expect.resembles = Resembles.read(f"{at}.resembles", data["resembles"])
+        except ResemblesError as exc:
+            raise _fail(path, exc.at, exc.rule) from None
     return expect
 
 
@@ -247,6 +255,10 @@ def judge_answer(conversation: str, label: str, expect: Expect, answer: list[Tur
         check(f"does not contain {needle!r}", bool(answer) and needle.lower() not in text.lower(), got)
     if expect.matches is not None:
         check(f"matches /{expect.matches.pattern}/", bool(answer) and expect.matches.search(text) is not None, got)
+    if expect.resembles is not None:
+        share = expect.resembles.share_in(text) if answer else 0.0
+        check(expect.resembles.in_words(), bool(answer) and expect.resembles.holds(text),
+              f"{got} ({percent(share)} of its words)" if answer else got)
     if expect.within_ms is not None:
         ms = answer[0].answer_ms if answer else None
         within = ms is not None and ms <= expect.within_ms

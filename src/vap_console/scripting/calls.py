@@ -325,3 +325,57 @@ def export(session: Session, fmt: str, output: Path | None) -> None:
     except OSError as exc:
         raise Failure(f"--output {output}: {exc.strerror or exc}", EXIT_USAGE) from None
     say(f"wrote {len(entries)} calls to {output}")
+
+
+@calls.command("to-test", epilog=example(
+    f"vap calls to-test {SANDBOX_CALL} -o front-desk.call.test.json --force",
+    "Then `vap agents test front-desk.call.test.json --yes` holds the same conversation again."))
+@click.argument("call_id", metavar="ID")
+@click.option("-o", "--output", "output", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Write the test to FILE (default: standard output); never over a file "
+                                 "that is there without --force.")
+@click.option("--force", is_flag=True, help="Replace FILE when it exists.")
+@click.option("--min-share", type=click.FloatRange(0, 1, min_open=True), default=0.6, show_default=True,
+              metavar="SHARE", help="The share of each recorded answer's words an answer must say again.")
+@click.option("--latency-margin", type=click.FloatRange(0, 10), default=0.5, show_default=True, metavar="SHARE",
+              help="The latency budget: the recorded p50/p95 times 1 + SHARE, plus 100 ms.")
+@common
+def to_test(session: Session, call_id: str, output: Path | None, force: bool, min_share: float,
+            latency_margin: float) -> None:
+    """Turn a kept call into a conversation test for `vap agents test` (docs/testing.md)."""
+    from vap_console.scripting import call_to_test as ct
+
+    if output is not None and output.exists() and not force:
+        raise Failure(f"-o {output}: the file is there already; --force replaces it. Nothing was written",
+                      EXIT_USAGE)
+    ledger = _ledger_do(session, lambda ledger: ledger)
+    try:
+        client = session.client()
+    except Failure as failure:
+        say(f"warning: the call's record was not read ({failure.message}): from the calls ledger")
+        client = None
+
+    async def go() -> tuple[ct.Recorded, str | None]:
+        if client is None:
+            return await ct.read_call(None, ledger, call_id)
+        async with client:
+            return await ct.read_call(client, ledger, call_id)
+
+    try:
+        recorded, why = asyncio.run(go())
+        written = ct.file_of(recorded, min_share=min_share, margin=latency_margin)
+    except ct.CallToTestError as exc:
+        raise Failure(f"{exc}; nothing was written", EXIT_REFUSED) from None
+    for note in ([why] if why else []) + written.notes:
+        say(f"note: {note}")
+    if output is None:
+        sys.stdout.write(written.text)
+        return
+    try:
+        ct.write_new(output, written.text, force=force)
+    except FileExistsError:
+        raise Failure(f"-o {output}: the file is there already; --force replaces it. Nothing was written",
+                      EXIT_USAGE) from None
+    except OSError as exc:
+        raise Failure(f"-o {output}: {exc.strerror or exc}", EXIT_USAGE) from None
+    say(f"wrote a test of call {recorded.call_id} to {output}: `vap agents test {output}` holds it again")

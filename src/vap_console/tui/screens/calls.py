@@ -34,6 +34,7 @@ from vap_console.tui import format as fmt
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.call_dialog import PlacesCalls
+from vap_console.tui.screens.call_to_test import TurnsCallsIntoTests
 from vap_console.tui.screens.dialog import ExportFormat
 from vap_console.tui.screens.numbers import fields_table
 from vap_console.tui.screens.prompt_id import PromptIdScreen
@@ -95,7 +96,7 @@ def add_or_resolve(ledger: Ledger, record: CallRecord, lost_row: int | None, at:
     ledger.cache_record(record, at=at)
 
 
-class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
+class CallsScreen(TurnsCallsIntoTests, PlacesCalls, ListScreen[CallEntry]):
     AREA = "calls"
     LABEL = "Calls"
     NOUN = "calls"
@@ -118,6 +119,8 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
         Binding("a", "add_call", "Add by id", id="calls.add", tooltip="Add a call started elsewhere by its id"),
         Binding("e", "export", "Export", id="calls.export", tooltip="Export every call with its transcript"),
         Binding("c", "spend", "Spend", id="calls.spend", tooltip="Calls and credits a day, totals per agent and kind"),
+        Binding("t", "call_to_test", "To test", id="calls.to_test",
+                tooltip="Write the highlighted call as a conversation test (asks where)"),
     ]
     # Seconds between two reads of the calls not yet ended (tests make it shorter).
     POLL_SECONDS = 2.0
@@ -407,7 +410,7 @@ class CallsScreen(PlacesCalls, ListScreen[CallEntry]):
     def api_failed(self, worker: Worker[Any], error: BaseException) -> bool:
         if worker.group == "placecall":
             return self.place_call_failed(error)
-        if worker.group in ("export", "recording") and isinstance(error, errors.ApiError):
+        if worker.group in ("export", "recording", "calltest") and isinstance(error, errors.ApiError):
             self.banner().show(describe_error(error))
             return True
         return super().api_failed(worker, error)
