@@ -34,7 +34,7 @@ def test_turns_become_says_and_answers_resemble_what_was_said(tmp_path: Path) ->
     assert script.greeting.resembles is not None and script.greeting.resembles.text == "Hello, this is Priya. How can I help?"
     first = script.turns[0].expect.resembles
     assert first is not None and first.text == "Done: I used book appointment." and first.min_share == 0.75
-    assert script.tools_called == ["book_appointment", "end_call"]
+    assert [tool.name for tool in script.tools_called] == ["book_appointment", "end_call"]
     assert script.agent_ends_call is True
     assert any("last turn had no answer" in note for note in written.notes)
     assert script.gates.latency is None and any("no latency budget" in note for note in written.notes)
@@ -81,6 +81,7 @@ def test_the_answer_times_the_ledger_kept_for_the_call_are_read_with_its_record(
     from types import SimpleNamespace
 
     from vap_console.api.models.calls import CallRecord
+    from vap_console.api.realtime import CallTools
     from vap_console.scripting.call_to_test import recorded_of
 
     record = CallRecord.model_validate({"id": "c6", "agentId": "agent-uuid", "endReason": "client_requested",
@@ -89,7 +90,7 @@ def test_the_answer_times_the_ledger_kept_for_the_call_are_read_with_its_record(
                                                        {"role": "assistant", "content": "Hello"}]})
     kept = SimpleNamespace(agent="ua_front", answer_times=(410.0, 380.0), transcript=(), end_reason=None,
                            created_at=None, noted_at="2026-11-02T09:00:00Z")
-    recorded = recorded_of("c6", record, kept, ["lookup"])  # type: ignore[arg-type]
+    recorded = recorded_of("c6", record, kept, CallTools(id="c6", toolsCalled=["lookup"]))  # type: ignore[arg-type]
     assert (recorded.agent, recorded.answer_ms, recorded.tools, recorded.when) == (
         "ua_front", [410.0, 380.0], ["lookup"], "2026-11-02")
     written = file_of(recorded)
