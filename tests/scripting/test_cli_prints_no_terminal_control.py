@@ -57,6 +57,7 @@ ARGS: dict[str, list[str]] = {
     "calls list": [],
     "calls place": ["--agent", AGENT, "--to", "+919812340001", "--from", decorate(SANDBOX_TRUNK), "--yes"],
     "calls show": [SANDBOX_CALL],
+    "calls stats": [],
     "completion": ["bash"],
     "numbers list": [],
     "numbers rent": ["--data", "application.json", "incorporation.pdf", "electricity-bill.pdf", "pan-card.png",
