@@ -85,3 +85,14 @@ def test_agent_names_are_shown_as_text_never_as_terminal_control(vap: Vap) -> No
     result = vap("calls", "stats", "--offline", terminal=True)
     assert result.code == 0 and "\x1b" not in result.out and "\x07" not in result.out
     assert "evil" in result.out
+
+
+def test_calls_show_says_the_answer_times_kept_on_a_call(vap: Vap) -> None:
+    from vap_console.scripting.calls import SANDBOX_CALL
+
+    ledger = vap.session().ledger()
+    ledger.record_started(SANDBOX_CALL, PRIYA, "outbound")
+    ledger.record_answer_times(SANDBOX_CALL, [700, 900])
+    result = vap("calls", "show", SANDBOX_CALL)
+    assert result.code == 0, result.err
+    assert "answer times\tanswer p50 700 ms, p95 900 ms, max 900 ms (2 answers)" in result.out.splitlines()

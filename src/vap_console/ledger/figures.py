@@ -27,6 +27,17 @@ class ToolCallSeen:
     ms: float | None
     error: str | None
 
+    @property
+    def held(self) -> bool:
+        """Whether the tool answered 2xx with no error."""
+        return self.status is not None and 200 <= self.status < 300 and not self.error
+
+    def in_words(self) -> str:
+        """``book_appointment → 200 in 84 ms``, or what went wrong (server text: clean it to show)."""
+        said = f"{self.name} → {self.status if self.status is not None else 'no answer'}"
+        said += f" in {self.ms:.0f} ms" if self.ms is not None else ""
+        return said + (f": {self.error}" if self.error else "")
+
 
 def times_json(times: Iterable[float]) -> str:
     """Answer times as kept: milliseconds, rounded to a tenth, in order."""

@@ -188,6 +188,11 @@ def _print_entry(session: Session, entry: Any) -> None:
         ("recording", "yes (the console's s saves it)" if entry.has_recording else "none"),
         ("summary", entry.summary),
     ]
+    if entry.answer_times:
+        from vap_console.api.figures import Times
+
+        pairs.append(("answer times", Times.of(entry.answer_times).in_words()))
+    pairs += [("tool call", made.in_words()) for made in entry.tool_calls or ()]
     emit_pairs(session, pairs)
     for turn in entry.transcript:
         emit_pairs(session, [(turn.role, turn.content)])
