@@ -1,5 +1,6 @@
 """Snapshots of the Calls screen (issue 25 point 6) at 120×36 and 80×24: the list with a call's
-transcript in the detail, the outbound call dialog, and the spend chart with its totals.
+transcript in the detail, the outbound call dialog, and the spend chart with its totals, in both
+its views (calls and credits; answer p50 and p95 a day, issue 34).
 
 The console runs on the sandbox's virtual clock, so every time shown is fixed; earlier calls are
 laid into the ledger before the console starts, on the days before the sandbox's EPOCH."""
@@ -33,6 +34,8 @@ def earlier_calls(index_dir: Path) -> None:
             "kind": ("web", "outbound", "outbound", "talk")[n % 4], "noted_at": day.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "status": "completed", "end_reason": "participant_disconnected", "duration_seconds": 40 + 17 * n,
             "credits": 3 * (1 + n % 3),
+            # The Talk calls' answer times (ms), for Spend's answer-time view.
+            "answer_ms": [420 + 35 * n, 610 + 20 * n, 980 + 45 * n] if n % 4 == 3 else None,
         })
     Ledger("sandbox", data_dir=index_dir).add_many(rows)
 
@@ -59,7 +62,7 @@ async def three_calls(pilot: Pilot, console) -> None:
     await settle(pilot)
 
 
-SCENES = ("calls", "calls_place_dialog", "calls_spend", "calls_export")
+SCENES = ("calls", "calls_place_dialog", "calls_spend", "calls_spend_answers", "calls_export")
 
 
 async def _scene(name: str, pilot: Pilot, console) -> None:
@@ -69,10 +72,13 @@ async def _scene(name: str, pilot: Pilot, console) -> None:
         await pilot.press("o")
         await until(pilot, lambda: isinstance(pilot.app.screen, PlaceCallDialog) and pilot.app.screen.query("#call-to"))
         await pilot.press(*"+91 98")
-    elif name == "calls_spend":
+    elif name in ("calls_spend", "calls_spend_answers"):
         await pilot.press("c")
         await until(pilot, lambda: isinstance(pilot.app.screen, SpendScreen))
         await until(pilot, lambda: bool(str(pilot.app.screen.query_one("#totals-kind").content)))
+        if name == "calls_spend_answers":
+            await pilot.press("a")
+            await until(pilot, lambda: pilot.app.screen.query_one("#chart-p95").display)
     elif name == "calls_export":
         await pilot.press("e")
         await until(pilot, lambda: isinstance(pilot.app.screen, ExportFormat) and pilot.app.screen.query("#choice-cancel"))
