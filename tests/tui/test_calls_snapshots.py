@@ -98,3 +98,43 @@ def test_calls_scene(name: str, size: str, snap_compare, tmp_path: Path, monkeyp
         await _scene(name, pilot, console)
 
     assert snap_compare(console.app, terminal_size=SIZES[size], run_before=run)
+
+
+def held_call(index_dir: Path) -> None:
+    """A Talk call the console held: its answer times kept, its record listing two tool calls."""
+    from vap_console.api.models import CallRecord
+
+    ledger = Ledger("sandbox", data_dir=index_dir)
+    at = (EPOCH - timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    ledger.record_started("held-1", "ua_4152f853c72d", "talk", at=EPOCH - timedelta(hours=2))
+    ledger.cache_record(CallRecord.model_validate({
+        "id": "held-1", "status": "completed", "agentId": "4152f853-c72d-589f-9de8-4b1939949157", "kind": "socket",
+        "createdAt": at, "endedAt": at, "durationSeconds": 48, "creditsCharged": 3,
+        "endReason": "client_requested",
+        "transcript": [{"role": "assistant", "content": "Namaste! Sharma Dental Clinic, Priya speaking."},
+                       {"role": "user", "content": "Please book appointment for Friday"},
+                       {"role": "assistant", "content": "Done: I used book appointment. Friday at 10 am."}],
+        "toolCalls": [
+            {"name": "lookup_customer", "kind": "before_call", "status": None, "ms": 3000, "outputs": {},
+             "error": "timed out after 3000 ms"},
+            {"name": "book_appointment", "kind": "during_call", "status": 200, "ms": 84, "outputs": {}, "error": None}],
+    }), at=EPOCH - timedelta(hours=1))
+    ledger.record_answer_times("held-1", [640.5, 812.0])
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_calls_detail_with_answer_times_and_tool_calls(size: str, snap_compare, tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    earlier_calls(index_dir)
+    held_call(index_dir)
+    console = build_console(start_screen="agents", index_dir=index_dir)
+
+    async def run(pilot: Pilot) -> None:
+        await settle(pilot)  # the agents read: the status line says online, as in every other scene
+        await pilot.press("8")
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen)
+                    and calls_screen(pilot.app).current is not None
+                    and calls_screen(pilot.app).current.call_id == "held-1")
+        await settle(pilot)
+
+    assert snap_compare(console.app, terminal_size=SIZES[size], run_before=run)
