@@ -46,9 +46,9 @@ _COLUMNS = ("row, call_id, agent, kind, to_number, from_ref, noted_at, outcome, 
             "read_at, read_error")
 
 _NAMES = tuple(name.strip() for name in _COLUMNS.split(","))
-# Read after _COLUMNS: the answer times with every row, what was said and the tool calls with a
-# call's detail (see _entry).
-_TIMED = f"{_COLUMNS}, answer_ms"
+_COUNT = len(_NAMES)
+# Read after _COLUMNS for what a call's detail shows (see _entry): the answer times, what was said,
+# the tool calls. A plain listing (`vap calls list`) reads none of them.
 _DETAIL = f"{_COLUMNS}, answer_ms, transcript, tool_calls"
 
 
@@ -400,7 +400,7 @@ class Ledger:
                      "END "
                      "OR (outcome = 'unknown' AND 'outcome unknown' LIKE ?1 ESCAPE '\\')")
             args = (_like(words), _like(stored))
-        sql = f"SELECT {_DETAIL if transcripts else _TIMED} FROM calls {where} ORDER BY noted_at DESC, row DESC"
+        sql = f"SELECT {_DETAIL if transcripts else _COLUMNS} FROM calls {where} ORDER BY noted_at DESC, row DESC"
         with self._connect() as conn:
             return [_entry(r, words=transcripts) for r in conn.execute(sql, args)]
 
@@ -516,9 +516,12 @@ def _words(said: str | None) -> str:
 
 
 def _entry(row: Sequence[Any], *, words: bool = False) -> CallEntry:
-    """A row of _TIMED or _DETAIL; ``words``: the words said joined too (the Calls list's)."""
-    values = dict(zip(_NAMES, row[:len(_NAMES)], strict=True))
+    """A row of _COLUMNS or _DETAIL (10,000 of them for the console's list: kept short);
+    ``words``: the words said joined too (the Calls list's filter)."""
+    values = dict(zip(_NAMES, row, strict=False))  # _NAMES first; what _DETAIL adds is read below
     values["has_recording"] = bool(values["has_recording"])
-    timed, transcript, tools = (*row[len(_NAMES):], None, None)[:3]
-    return CallEntry(**values, said=transcript or "", words=_words(transcript) if words else "", timed=timed,
-                     tools=tools)
+    if len(row) > _COUNT:
+        said = row[_COUNT + 1] or ""
+        return CallEntry(**values, timed=row[_COUNT], said=said, words=_words(said) if words else "",
+                         tools=row[_COUNT + 2])
+    return CallEntry(**values)
