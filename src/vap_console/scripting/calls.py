@@ -335,7 +335,7 @@ def stats(session: Session, agent_ref: str | None, since: str | None, offline: b
     if not offline:
         _read_open(session)  # minutes and credits as each call's record says now, as `list` shows them
     names = Names() if offline else _agent_names(session)
-    kept = _ledger_do(session, lambda ledger: [f.agent for f in ledger.agent_figures()])
+    kept = _ledger_do(session, lambda ledger: [t.name for t in ledger.totals("agent")])  # the references kept
     try:
         agents = names.kept_under(agent_ref.strip(), kept) if agent_ref is not None else None
     except ValueError as exc:
