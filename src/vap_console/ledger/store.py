@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from vap_console.ledger import figures
 from vap_console.ledger.schema import migrate
+from vap_console.ledger.search import like_anywhere, words_said
 from vap_console.local_files import create_private, make_private, private_dir
 
 if TYPE_CHECKING:
@@ -399,7 +400,7 @@ class Ledger:
                      "AS turn WHERE lower(json_extract(transcript, '$[' || turn.key || '][1]')) LIKE ?1 ESCAPE '\\') "
                      "END "
                      "OR (outcome = 'unknown' AND 'outcome unknown' LIKE ?1 ESCAPE '\\')")
-            args = (_like(words), _like(stored))
+            args = (like_anywhere(words), like_anywhere(stored))
         sql = f"SELECT {_DETAIL if transcripts else _COLUMNS} FROM calls {where} ORDER BY noted_at DESC, row DESC"
         with self._connect() as conn:
             return [_entry(r, words=transcripts) for r in conn.execute(sql, args)]
@@ -486,11 +487,6 @@ class Ledger:
             conn.execute("COMMIT")
 
 
-def _like(text: str) -> str:
-    """A LIKE pattern finding ``text`` anywhere, its ``%``, ``_`` and ``\\`` meaning themselves."""
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
 def _another_call(kept_kind: str, kept_created: str | None, record: CallRecord) -> bool:
     """Whether ``record`` is a different call from the one kept under its id: another kind, or
     created at another time than the server said before."""
@@ -500,21 +496,6 @@ def _another_call(kept_kind: str, kept_created: str | None, record: CallRecord) 
     return bool(kept_created and record.created_at and kept_created != _iso(record.created_at))
 
 
-def _words(said: str | None) -> str:
-    """The words of each turn of a stored transcript, joined: what the Calls list's filter
-    searches (the JSON they are kept in has role names, quotes and backslashes nobody said).
-    In Python, in the ledger's thread: 10,000 transcripts take ~0.2 s, half SQLite's json_each."""
-    if not said:
-        return ""
-    try:
-        raw = json.loads(said)
-    except ValueError:  # damaged by hand: nothing to find in it
-        return ""
-    if not isinstance(raw, list):
-        return ""
-    return " ".join(str(t[1]) for t in raw if isinstance(t, list) and len(t) == 2)
-
-
 def _entry(row: Sequence[Any], *, words: bool = False) -> CallEntry:
     """A row of _COLUMNS or _DETAIL (10,000 of them for the console's list: kept short);
     ``words``: the words said joined too (the Calls list's filter)."""
@@ -522,6 +503,6 @@ def _entry(row: Sequence[Any], *, words: bool = False) -> CallEntry:
     values["has_recording"] = bool(values["has_recording"])
     if len(row) > _COUNT:
         said = row[_COUNT + 1] or ""
-        return CallEntry(**values, timed=row[_COUNT], said=said, words=_words(said) if words else "",
+        return CallEntry(**values, timed=row[_COUNT], said=said, words=words_said(said) if words else "",
                          tools=row[_COUNT + 2])
     return CallEntry(**values)
