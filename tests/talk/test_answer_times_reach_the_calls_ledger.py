@@ -16,7 +16,8 @@ DELAY_MS = 4_000  # on the sandbox clock: each of Priya's turns starts 200 ms la
 def _kept(talker: Talker) -> list[CallEntry]:
     from vap_console.ledger.accounts import files_for
 
-    return files_for(talker.store(), None, data_dir=talker.tmp / "data").ledger.entries()
+    # With what a call's detail reads (a plain listing reads no answer times).
+    return files_for(talker.store(), None, data_dir=talker.tmp / "data").ledger.entries(transcripts=True)
 
 
 def test_talk_keeps_each_answer_time_of_its_call(tmp_path: Path, capsys: Any) -> None:

@@ -78,7 +78,10 @@ async def _scene(name: str, pilot: Pilot, console) -> None:
         await until(pilot, lambda: bool(str(pilot.app.screen.query_one("#totals-kind").content)))
         if name == "calls_spend_answers":
             await pilot.press("a")
-            await until(pilot, lambda: pilot.app.screen.query_one("#chart-p95").display)
+            # Both charts shown and drawn (in their thread, once they have a size) before the picture.
+            await until(pilot, lambda: all(
+                chart.display and chart._drawn is not None and chart._drawn[0] == chart._key()
+                for chart in pilot.app.screen.query("#chart-p50, #chart-p95")))
     elif name == "calls_export":
         await pilot.press("e")
         await until(pilot, lambda: isinstance(pilot.app.screen, ExportFormat) and pilot.app.screen.query("#choice-cancel"))
