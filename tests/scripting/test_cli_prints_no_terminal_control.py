@@ -58,6 +58,7 @@ ARGS: dict[str, list[str]] = {
     "calls place": ["--agent", AGENT, "--to", "+919812340001", "--from", decorate(SANDBOX_TRUNK), "--yes"],
     "calls show": [SANDBOX_CALL],
     "calls to-test": [SANDBOX_CALL],
+    "calls stats": [],
     "completion": ["bash"],
     "numbers list": [],
     "numbers rent": ["--data", "application.json", "incorporation.pdf", "electricity-bill.pdf", "pan-card.png",

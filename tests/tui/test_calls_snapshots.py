@@ -1,6 +1,7 @@
 """Snapshots of the Calls screen (issue 25 point 6) at 120×36 and 80×24: the list with a call's
-transcript in the detail, the outbound call dialog, the spend chart with its totals, the export
-question and where `t` writes a call's test.
+transcript in the detail, the outbound call dialog, the spend chart with its totals in both its
+views (calls and credits; answer p50 and p95 a day, issue 34), the export question and where `t`
+writes a call's test.
 
 The console runs on the sandbox's virtual clock, so every time shown is fixed; earlier calls are
 laid into the ledger before the console starts, on the days before the sandbox's EPOCH."""
@@ -35,6 +36,8 @@ def earlier_calls(index_dir: Path) -> None:
             "kind": ("web", "outbound", "outbound", "talk")[n % 4], "noted_at": day.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "status": "completed", "end_reason": "participant_disconnected", "duration_seconds": 40 + 17 * n,
             "credits": 3 * (1 + n % 3),
+            # The Talk calls' answer times (ms), for Spend's answer-time view.
+            "answer_ms": [420 + 35 * n, 610 + 20 * n, 980 + 45 * n] if n % 4 == 3 else None,
         })
     Ledger("sandbox", data_dir=index_dir).add_many(rows)
 
@@ -61,7 +64,7 @@ async def three_calls(pilot: Pilot, console) -> None:
     await settle(pilot)
 
 
-SCENES = ("calls", "calls_place_dialog", "calls_spend", "calls_export", "calls_to_test")
+SCENES = ("calls", "calls_place_dialog", "calls_spend", "calls_spend_answers", "calls_export", "calls_to_test")
 
 
 async def _scene(name: str, pilot: Pilot, console) -> None:
@@ -71,10 +74,16 @@ async def _scene(name: str, pilot: Pilot, console) -> None:
         await pilot.press("o")
         await until(pilot, lambda: isinstance(pilot.app.screen, PlaceCallDialog) and pilot.app.screen.query("#call-to"))
         await pilot.press(*"+91 98")
-    elif name == "calls_spend":
+    elif name in ("calls_spend", "calls_spend_answers"):
         await pilot.press("c")
         await until(pilot, lambda: isinstance(pilot.app.screen, SpendScreen))
         await until(pilot, lambda: bool(str(pilot.app.screen.query_one("#totals-kind").content)))
+        if name == "calls_spend_answers":
+            await pilot.press("a")
+            # Both charts shown and drawn (in their thread, once they have a size) before the picture.
+            await until(pilot, lambda: all(
+                chart.display and chart._drawn is not None and chart._drawn[0] == chart._key()
+                for chart in pilot.app.screen.query("#chart-p50, #chart-p95")))
     elif name == "calls_to_test":
         # The oldest call (a fixed id: the placed calls' ids are new each sandbox start), in "/"
         # (the test's folder) so that the path the dialog offers is the same on every machine.
@@ -100,5 +109,45 @@ def test_calls_scene(name: str, size: str, snap_compare, tmp_path: Path, monkeyp
 
     async def run(pilot: Pilot) -> None:
         await _scene(name, pilot, console)
+
+    assert snap_compare(console.app, terminal_size=SIZES[size], run_before=run)
+
+
+def held_call(index_dir: Path) -> None:
+    """A Talk call the console held: its answer times kept, its record listing two tool calls."""
+    from vap_console.api.models import CallRecord
+
+    ledger = Ledger("sandbox", data_dir=index_dir)
+    at = (EPOCH - timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    ledger.record_started("held-1", "ua_4152f853c72d", "talk", at=EPOCH - timedelta(hours=2))
+    ledger.cache_record(CallRecord.model_validate({
+        "id": "held-1", "status": "completed", "agentId": "4152f853-c72d-589f-9de8-4b1939949157", "kind": "socket",
+        "createdAt": at, "endedAt": at, "durationSeconds": 48, "creditsCharged": 3,
+        "endReason": "client_requested",
+        "transcript": [{"role": "assistant", "content": "Namaste! Sharma Dental Clinic, Priya speaking."},
+                       {"role": "user", "content": "Please book appointment for Friday"},
+                       {"role": "assistant", "content": "Done: I used book appointment. Friday at 10 am."}],
+        "toolCalls": [
+            {"name": "lookup_customer", "kind": "before_call", "status": None, "ms": 3000, "outputs": {},
+             "error": "timed out after 3000 ms"},
+            {"name": "book_appointment", "kind": "during_call", "status": 200, "ms": 84, "outputs": {}, "error": None}],
+    }), at=EPOCH - timedelta(hours=1))
+    ledger.record_answer_times("held-1", [640.5, 812.0])
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_calls_detail_with_answer_times_and_tool_calls(size: str, snap_compare, tmp_path: Path) -> None:
+    index_dir = tmp_path / "index"
+    earlier_calls(index_dir)
+    held_call(index_dir)
+    console = build_console(start_screen="agents", index_dir=index_dir)
+
+    async def run(pilot: Pilot) -> None:
+        await settle(pilot)  # the agents read: the status line says online, as in every other scene
+        await pilot.press("8")
+        await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen)
+                    and calls_screen(pilot.app).current is not None
+                    and calls_screen(pilot.app).current.call_id == "held-1")
+        await settle(pilot)
 
     assert snap_compare(console.app, terminal_size=SIZES[size], run_before=run)

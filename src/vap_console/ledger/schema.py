@@ -51,6 +51,14 @@ MIGRATIONS: tuple[str, ...] = (
         value TEXT NOT NULL
     );
     """,
+    """
+    -- Issue 34: the answer time of each agent turn, in order, in milliseconds (a JSON array), of a
+    -- call the console held itself (Talk, vap agents talk and test). NULL: none was measured.
+    ALTER TABLE calls ADD COLUMN answer_ms TEXT;
+    -- Issue 33: the record's toolCalls (a sandbox extension) as JSON, each call of a tool with its
+    -- name, status, milliseconds and error. NULL: the record had none (the real service).
+    ALTER TABLE calls ADD COLUMN tool_calls TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -25,7 +25,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vap_console.ledger import figures
 from vap_console.ledger.schema import migrate
+from vap_console.ledger.search import like_anywhere, words_said
 from vap_console.local_files import create_private, make_private, private_dir
 
 if TYPE_CHECKING:
@@ -45,6 +47,10 @@ _COLUMNS = ("row, call_id, agent, kind, to_number, from_ref, noted_at, outcome, 
             "read_at, read_error")
 
 _NAMES = tuple(name.strip() for name in _COLUMNS.split(","))
+_COUNT = len(_NAMES)
+# Read after _COLUMNS for what a call's detail shows (see _entry): the answer times, what was said,
+# the tool calls. A plain listing (`vap calls list`) reads none of them.
+_DETAIL = f"{_COLUMNS}, answer_ms, transcript, tool_calls"
 
 
 # The server's kinds of call next to the ledger's: a Talk session is a "socket" call on the server.
@@ -125,6 +131,9 @@ class CallEntry:
     said: str = ""
     # The words said, turn after turn (read with the transcript for the Calls list's filter).
     words: str = ""
+    # As kept (JSON text, ledger/figures.py), parsed on first use like the transcript.
+    timed: str | None = None
+    tools: str | None = None
 
     @cached_property
     def transcript(self) -> tuple[Turn, ...]:
@@ -137,6 +146,16 @@ class CallEntry:
         if not isinstance(raw, list):
             return ()
         return tuple(Turn(str(t[0]), str(t[1])) for t in raw if isinstance(t, list) and len(t) == 2)
+
+    @cached_property
+    def answer_times(self) -> tuple[float, ...]:
+        """The answer time of each agent turn, in order (ms); () when the console measured none."""
+        return figures.times_of(self.timed)
+
+    @cached_property
+    def tool_calls(self) -> tuple[figures.ToolCallSeen, ...] | None:
+        """Each call of a tool the record listed; None when it listed none (the real service)."""
+        return figures.tools_of(self.tools)
 
     @property
     def unknown(self) -> bool:
@@ -312,6 +331,14 @@ class Ledger:
                 conn.execute("UPDATE calls SET call_id = ?, outcome = NULL WHERE row = ?", (call_id, row))
             conn.execute("COMMIT")
 
+    def record_answer_times(self, call_id: str, times: Sequence[float]) -> bool:
+        """The answer time of each agent turn of a call the console held (ms, in order), kept on the
+        call (replacing any kept before). Whether the ledger holds that call."""
+        kept = figures.times_json(times)
+        with self._connect() as conn:
+            cursor = conn.execute("UPDATE calls SET answer_ms = ? WHERE call_id = ?", (kept, call_id))
+        return cursor.rowcount > 0
+
     def cache_record(self, record: CallRecord, *, at: datetime | None = None) -> None:
         """What GET /v1/calls/{id} said, kept on the call (added first when it is not there)."""
         transcript = json.dumps(
@@ -324,6 +351,8 @@ class Ledger:
             "created_at": _iso(record.created_at), "ended_at": _iso(record.ended_at),
             "read_at": _iso(at or _now()),
         }
+        if record.tool_calls is not None:  # a record without them keeps what an earlier read said
+            values["tool_calls"] = figures.tools_json(record.tool_calls)
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             kept = conn.execute("SELECT kind, agent, noted_at, created_at FROM calls WHERE call_id = ?",
@@ -371,25 +400,21 @@ class Ledger:
                      "AS turn WHERE lower(json_extract(transcript, '$[' || turn.key || '][1]')) LIKE ?1 ESCAPE '\\') "
                      "END "
                      "OR (outcome = 'unknown' AND 'outcome unknown' LIKE ?1 ESCAPE '\\')")
-            args = (_like(words), _like(stored))
-        extra = ", transcript" if transcripts else ""
-        sql = f"SELECT {_COLUMNS}{extra} FROM calls {where} ORDER BY noted_at DESC, row DESC"
+            args = (like_anywhere(words), like_anywhere(stored))
+        sql = f"SELECT {_DETAIL if transcripts else _COLUMNS} FROM calls {where} ORDER BY noted_at DESC, row DESC"
         with self._connect() as conn:
-            if transcripts:
-                return [_entry(r[:-1], r[-1], _words(r[-1])) for r in conn.execute(sql, args)]
-            return [_entry(r) for r in conn.execute(sql, args)]
+            return [_entry(r, words=transcripts) for r in conn.execute(sql, args)]
 
     def get(self, call_id: str) -> CallEntry | None:
         with self._connect() as conn:
-            found = conn.execute(f"SELECT {_COLUMNS}, transcript FROM calls WHERE call_id = ?",
-                                 (call_id,)).fetchone()
-        return _entry(found[:-1], found[-1]) if found else None
+            found = conn.execute(f"SELECT {_DETAIL} FROM calls WHERE call_id = ?", (call_id,)).fetchone()
+        return _entry(found) if found else None
 
     def with_transcripts(self) -> list[CallEntry]:
         """Every call, oldest first, with its transcript (for an export)."""
         with self._connect() as conn:
-            rows = conn.execute(f"SELECT {_COLUMNS}, transcript FROM calls ORDER BY noted_at, row").fetchall()
-        return [_entry(r[:-1], r[-1]) for r in rows]
+            rows = conn.execute(f"SELECT {_DETAIL} FROM calls ORDER BY noted_at, row").fetchall()
+        return [_entry(r) for r in rows]
 
     def open_ids(self) -> list[str]:
         """The calls not yet ended: to be read until they end."""
@@ -428,6 +453,18 @@ class Ledger:
             ).fetchall()
         return [Total(r[0] or "(unknown)", int(r[1]), float(r[2]), float(r[3])) for r in rows]
 
+    def agent_figures(self, *, since: datetime | None = None,
+                      agents: Sequence[str] | None = None) -> list[figures.AgentFigures]:
+        """Calls, seconds, credits and every answer time per agent as kept, of the calls noted at
+        or after ``since`` (all when None), only those kept under ``agents`` when given."""
+        with self._connect() as conn:
+            return figures.agent_figures(conn, _iso(since), agents)
+
+    def answers_per_day(self, days: int, *, today: date | None = None) -> list[figures.DayAnswers]:
+        """The answer times measured each UTC day over the last ``days`` days, today last."""
+        with self._connect() as conn:
+            return figures.answers_per_day(conn, days, today or _now().date())
+
     def count(self) -> int:
         with self._connect() as conn:
             (count,) = conn.execute("SELECT count(*) FROM calls").fetchone()
@@ -439,19 +476,15 @@ class Ledger:
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany(
                 "INSERT OR IGNORE INTO calls (call_id, agent, kind, to_number, from_ref, noted_at, status, "
-                "end_reason, duration_seconds, credits, summary, transcript) VALUES (:call_id, :agent, :kind, "
-                ":to_number, :from_ref, :noted_at, :status, :end_reason, :duration_seconds, :credits, :summary, "
-                ":transcript)",
+                "end_reason, duration_seconds, credits, summary, transcript, answer_ms) VALUES (:call_id, :agent, "
+                ":kind, :to_number, :from_ref, :noted_at, :status, :end_reason, :duration_seconds, :credits, "
+                ":summary, :transcript, :answer_ms)",
                 [{"to_number": None, "from_ref": None, "status": None, "end_reason": None,
-                  "duration_seconds": None, "credits": None, "summary": None, "transcript": "[]", **e}
+                  "duration_seconds": None, "credits": None, "summary": None, "transcript": "[]", **e,
+                  "answer_ms": figures.times_json(e["answer_ms"]) if e.get("answer_ms") is not None else None}
                  for e in entries],
             )
             conn.execute("COMMIT")
-
-
-def _like(text: str) -> str:
-    """A LIKE pattern finding ``text`` anywhere, its ``%``, ``_`` and ``\\`` meaning themselves."""
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
 def _another_call(kept_kind: str, kept_created: str | None, record: CallRecord) -> bool:
@@ -463,22 +496,13 @@ def _another_call(kept_kind: str, kept_created: str | None, record: CallRecord) 
     return bool(kept_created and record.created_at and kept_created != _iso(record.created_at))
 
 
-def _words(said: str | None) -> str:
-    """The words of each turn of a stored transcript, joined: what the Calls list's filter
-    searches (the JSON they are kept in has role names, quotes and backslashes nobody said).
-    In Python, in the ledger's thread: 10,000 transcripts take ~0.2 s, half SQLite's json_each."""
-    if not said:
-        return ""
-    try:
-        raw = json.loads(said)
-    except ValueError:  # damaged by hand: nothing to find in it
-        return ""
-    if not isinstance(raw, list):
-        return ""
-    return " ".join(str(t[1]) for t in raw if isinstance(t, list) and len(t) == 2)
-
-
-def _entry(row: Sequence[Any], transcript: str | None = None, words: str | None = None) -> CallEntry:
-    values = dict(zip(_NAMES, row, strict=True))
+def _entry(row: Sequence[Any], *, words: bool = False) -> CallEntry:
+    """A row of _COLUMNS or _DETAIL (10,000 of them for the console's list: kept short);
+    ``words``: the words said joined too (the Calls list's filter)."""
+    values = dict(zip(_NAMES, row, strict=False))  # _NAMES first; what _DETAIL adds is read below
     values["has_recording"] = bool(values["has_recording"])
-    return CallEntry(**values, said=transcript or "", words=words or "")
+    if len(row) > _COUNT:
+        said = row[_COUNT + 1] or ""
+        return CallEntry(**values, timed=row[_COUNT], said=said, words=words_said(said) if words else "",
+                         tools=row[_COUNT + 2])
+    return CallEntry(**values)

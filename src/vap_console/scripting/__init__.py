@@ -18,7 +18,7 @@ AREA_SUMMARIES = {
     "voices": "Voice engines and their voices: list, say (a sample).",
     "templates": "Agent templates.",
     "agents": "Agents: list, show, create, delete, limits (call slots), webcall, talk, test.",
-    "calls": "Calls: list, show, add, place (outbound, billed), export.",
+    "calls": "Calls: list, show, add, place (outbound, billed), stats, export.",
     "completion": "Print the shell completion script for bash, zsh or fish.",
 }
 # click's shell completion: the shell sets this when it asks `vap` for completions.

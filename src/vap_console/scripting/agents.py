@@ -234,6 +234,20 @@ def _keep_talk_call(session: Session, call_id: str, agent: str, kind: str) -> No
     keep_call(session, call_id, agent, kind)
 
 
+def _keep_answer_times(session: Session, call_id: str | None, times: list[float]) -> None:
+    """The answer times of a call this command held, kept on it in the ledger (issue 34); the call
+    is kept already, so a failure to write is a warning, not the command's end."""
+    import sqlite3
+
+    from vap_console.ledger import LedgerTooNew
+
+    if call_id and times:
+        try:
+            session.ledger().record_answer_times(call_id, times)
+        except (OSError, sqlite3.Error, LedgerTooNew, Failure) as exc:
+            say(f"warning: the answer times of call {call_id} could not be kept in the calls ledger ({exc})")
+
+
 TALK_COST = ("a call over the agent socket is billed from the moment the agent answers until it ends "
              "(here: after the last --say, or when the agent ends it)")
 
@@ -253,6 +267,7 @@ TALK_COST = ("a call over the agent socket is billed from the moment the agent a
 @common
 def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_timeout: float) -> None:
     """Hold a typed conversation with a deployed agent over its realtime socket. Billed."""
+    from vap_console.api.figures import answer_times
     from vap_console.api.limits import TYPED_TURN
     from vap_console.scripting.dialogue import converse
     from vap_console.scripting.talk_output import EventPrinter, end_of
@@ -273,6 +288,7 @@ def talk(session: Session, ref: str, says: tuple[str, ...], yes: bool, turn_time
                                   on_call_started=partial(_keep_talk_call, session), turn_timeout=turn_timeout)
 
     run = asyncio.run(go())
+    _keep_answer_times(session, run.conversation.call_id, answer_times(run.conversation.turns))
     printer.closed(run.conversation)
     message, code = end_of(run)
     if code:

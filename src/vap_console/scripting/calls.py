@@ -45,7 +45,7 @@ PLACE_COST = ("an outbound call is billed for its time on the line once it is an
 
 @click.group(epilog=example("vap calls list --json"))
 def calls() -> None:
-    """Calls: list, show, add, place (outbound, billed), export."""
+    """Calls: list, show, add, place (outbound, billed), stats, export."""
 
 
 def _ledger_do(session: Session, work: Callable[[Any], T]) -> T:
@@ -188,6 +188,11 @@ def _print_entry(session: Session, entry: Any) -> None:
         ("recording", "yes (the console's s saves it)" if entry.has_recording else "none"),
         ("summary", entry.summary),
     ]
+    if entry.answer_times:
+        from vap_console.api.figures import Times
+
+        pairs.append(("answer times", Times.of(entry.answer_times).in_words()))
+    pairs += [("tool call", made.in_words()) for made in entry.tool_calls or ()]
     emit_pairs(session, pairs)
     for turn in entry.transcript:
         emit_pairs(session, [(turn.role, turn.content)])
@@ -302,6 +307,70 @@ def _lost(agent: str, to: str, caller: str, key: str, error: Exception) -> str:
             f"`vap calls place --agent {agent} --to {to} --from {caller} --idempotency-key {key}`: a server "
             "that honours the key answers with that call; one that does not places a second call, billed too. "
             "If you find its id (the dashboard), `vap calls add ID` adds it")
+
+
+@calls.command(epilog=example(
+    f"vap calls add {SANDBOX_CALL} && vap calls stats --since 2026-01-01 --agent ua_4152f853c72d",
+    "--since takes a span back from now (7d, 24h, 30m) or an ISO date; --agent an id, a ua_<handle> "
+    "or an agent's name. Answer times are those of calls this console held itself (Talk, vap agents "
+    "talk and test); minutes and credits are what each call's record says (the calls not yet ended "
+    "are read again first, not with --offline). docs/calls.md"))
+@click.option("--agent", "agent_ref", metavar="REF", help="Only this agent: its id, ua_<handle> or name.")
+@click.option("--since", metavar="WHEN", help="Only calls noted since then: 7d, 24h, 30m, or an ISO date.")
+@click.option("--offline", is_flag=True,
+              help="From the ledger only: the calls not yet ended are not read again, agents not looked up.")
+@common
+def stats(session: Session, agent_ref: str | None, since: str | None, offline: bool) -> None:
+    """Per agent: calls, minutes, credits, and answer time p50/p95/max (ms), from the calls ledger."""
+    from datetime import UTC, datetime
+
+    from vap_console.scripting.call_stats import HEADERS, Names, parse_since, per_agent
+
+    try:
+        moment = parse_since(since, datetime.now(UTC)) if since is not None else None
+    except ValueError as exc:
+        raise Failure(str(exc), EXIT_USAGE) from None
+    if agent_ref is not None and not agent_ref.strip():
+        raise Failure("--agent: give an agent's id, ua_<handle> or name", EXIT_USAGE)
+    if not offline:
+        _read_open(session)  # minutes and credits as each call's record says now, as `list` shows them
+    names = Names() if offline else _agent_names(session)
+    kept = _ledger_do(session, lambda ledger: [t.name for t in ledger.totals("agent")])  # the references kept
+    try:
+        agents = names.kept_under(agent_ref.strip(), kept) if agent_ref is not None else None
+    except ValueError as exc:
+        raise Failure(str(exc), EXIT_USAGE) from None
+    figures = per_agent(_ledger_do(session, lambda ledger: ledger.agent_figures(since=moment, agents=agents)), names)
+    if session.as_json:
+        return emit_json([f.as_dict() for f in figures])
+    emit_rows(session, HEADERS, [f.row() for f in figures],
+              empty="No calls in the ledger" + (f" of {agent_ref}" if agent_ref else "") + (
+                  f" since {since}" if since else "") + ".",
+              fit=Fit("AGENT", drop=("ANSWERS", "MAX MS", "NAME", "MINUTES")))
+
+
+def _agent_names(session: Session) -> Any:
+    """The server's agents (GET /v1/agents, else nothing): names for the references the ledger keeps."""
+    from vap_console.api import errors
+    from vap_console.scripting.call_stats import Names
+
+    try:
+        client = session.client()
+    except Failure as failure:
+        say(f"warning: agents were not looked up ({failure.message}); they are shown as kept")
+        return Names()
+
+    async def go() -> Any:
+        async with client:
+            return Names.of((await client.list_agents()).items)
+
+    try:
+        return asyncio.run(go())
+    except errors.NotSupported:
+        return Names()  # the real service lists no agents: references as kept
+    except errors.ApiError as error:
+        say(f"warning: agents were not looked up ({error}); they are shown as kept")
+        return Names()
 
 
 @calls.command(epilog=example("vap calls export --format csv --output calls.csv"))

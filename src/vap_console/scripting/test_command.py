@@ -110,7 +110,7 @@ def run_tests(session: Session, files: tuple[Path, ...], options: Options) -> No
             labels = {id(j): lbl for lbl, j in jobs}
             results = await run_all(client, [j for _, j in jobs], parallel=options.parallel, slots=Slots(client),
                                     on_call_started=partial(_keep_talk_call, session),
-                                    on_result=partial(_report_run, session.as_json, labels))
+                                    on_result=partial(_kept_and_reported, session, labels))
             out = []
             for label, plan in plans:
                 mine = [r for r, (lbl, _) in zip(results, jobs, strict=True) if lbl == label]
@@ -135,6 +135,14 @@ def _echo(line: str, as_json: bool) -> None:
         say(line)
     else:
         click.echo(clean(line, multiline=False))
+
+
+def _kept_and_reported(session: Session, labels: dict[int, str], result: RunResult) -> None:
+    """A run held: its answer times kept on its call in the ledger (issue 34), its checks said."""
+    from vap_console.scripting.agents import _keep_answer_times
+
+    _keep_answer_times(session, result.call_id, result.answer_ms)
+    _report_run(session.as_json, labels, result)
 
 
 def _report_run(as_json: bool, labels: dict[int, str], result: RunResult) -> None:

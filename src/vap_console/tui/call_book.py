@@ -5,7 +5,8 @@ key. Every call here runs in one worker thread, in the order the screens made th
 list that loads right after a ``record_started`` already holds the new call. A write that fails
 is said in a toast; nothing is lost silently.
 
-The public API the other screens use (a web call, Talk, an outbound call): ``record_started``.
+The public API the other screens use (a web call, Talk, an outbound call): ``record_started``, and
+Talk's ``record_answer_times`` when its call ends.
 """
 
 from __future__ import annotations
@@ -73,6 +74,11 @@ class CallBook:
         """A start whose answer was lost: kept as "outcome unknown" with its Idempotency-Key."""
         self.write("keep a call whose answer was lost", self.ledger.record_unknown, agent, kind,
                    idempotency_key=idempotency_key, to_number=to_number, from_ref=from_ref, at=self.now())
+
+    def record_answer_times(self, call_id: str, times: list[float]) -> None:
+        """The answer times of a call Talk held (ms, in order), kept on it after its start."""
+        if times:
+            self.write(f"keep the answer times of call {call_id}", self.ledger.record_answer_times, call_id, times)
 
     async def cache(self, record: CallRecord) -> None:
         await self.run(lambda: self.ledger.cache_record(record, at=self.now()))

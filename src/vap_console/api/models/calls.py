@@ -45,6 +45,26 @@ class TranscriptTurn(_Wire):
         return data
 
 
+class ToolCallMade(_Wire):
+    """One call of a tool's webhook during a call, as the record's ``toolCalls`` (a sandbox
+    extension, issue 33) tells it: the tool's name, the HTTP status (None: no answer), the
+    milliseconds and the error. A value of the wrong type reads as not told, never as a broken record."""
+
+    name: str = "?"
+    status: int | None = None
+    ms: float | None = None
+    error: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _told(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data  # refused by pydantic; CallRecord passes dicts only
+        kinds = {"name": (str,), "status": (int,), "ms": (int, float), "error": (str,)}
+        return {**data, **{key: None if key != "name" else "?" for key, kind in kinds.items()
+                           if key in data and (isinstance(data[key], bool) or not isinstance(data[key], kind))}}
+
+
 class CallRecord(_Wire):
     id: str
     status: str | None = None
@@ -61,6 +81,16 @@ class CallRecord(_Wire):
     transcript: list[TranscriptTurn] | None = None
     recording_url: str | None = None
     summary: str | None = None
+    # The sandbox's extension (issue 33): None where the record has no such list (the real service).
+    tool_calls: list[ToolCallMade] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _tool_calls(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "toolCalls" in data:
+            told = data["toolCalls"]
+            data = {**data, "toolCalls": [c for c in told if isinstance(c, dict)] if isinstance(told, list) else None}
+        return data
 
     @property
     def ended(self) -> bool:

@@ -5,7 +5,8 @@ The list is read from the ledger, never from the network, so it is there offline
 milliseconds for 10,000 calls. Calls not yet ended are read again (``GET /v1/calls/{id}``) every
 ``POLL_SECONDS`` until they end, in one worker; a call whose record cannot be read is marked so
 in the list and its detail says why. The detail shows the transcript turn by turn, the end
-reason, the summary and whether there is a recording: ``s`` reads the record again for a fresh
+reason, the summary, the answer times of a call the console held and the tool calls the record
+lists, and whether there is a recording: ``s`` reads the record again for a fresh
 signed URL and saves the WAV, fetched without the API key. ``o`` places an outbound call,
 ``a`` adds a call started elsewhere, ``e`` exports the ledger, ``c`` shows spend.
 """
@@ -31,6 +32,7 @@ from vap_console.ledger import CallEntry, CallIdTaken, Ledger
 from vap_console.ledger.export import export as render_export
 from vap_console.local_files import call_audio_name, write_private
 from vap_console.tui import format as fmt
+from vap_console.tui import untrusted
 from vap_console.tui.failures import describe_error
 from vap_console.tui.screens.base import ListScreen
 from vap_console.tui.screens.call_dialog import PlacesCalls
@@ -82,6 +84,22 @@ def status_cell(entry: CallEntry) -> Text:
     if entry.read_error and not entry.ended:
         text.append(" ⚠", style="bold red")
     return text
+
+
+def figures_parts(e: CallEntry) -> list[RenderableType]:
+    """A call's figures in its detail (issues 34, 33): the answer times the console measured (only
+    on a call it held), and each tool call the record listed (only where it lists them: the
+    sandbox; the real service's record has none, and nothing is said then)."""
+    parts: list[RenderableType] = []
+    if e.answer_times:
+        from vap_console.api.figures import Times  # its module only when a call has them
+
+        parts += [Text("\nAnswer times", style="bold underline"), Text(Times.of(e.answer_times).in_words())]
+    if e.tool_calls:
+        parts.append(Text("\nTool calls", style="bold underline"))
+        parts += [untrusted.text(f"⚙ {made.in_words()}", "" if made.held else "red", multiline=False)
+                  for made in e.tool_calls]
+    return parts
 
 
 async def read_call(call_id: str, client: VapClient) -> CallRecord:
@@ -212,6 +230,7 @@ class CallsScreen(TurnsCallsIntoTests, PlacesCalls, ListScreen[CallEntry]):
              ("none" if e.ended else "once the call has ended")),
             ("read", when(e.read_at) if e.read_at else "not yet"),
         ]))
+        parts += figures_parts(e)
         if e.summary:
             parts += [Text("\nSummary", style="bold underline"), Text(e.summary)]
         if e.transcript:

@@ -1,5 +1,7 @@
 """Spend at a glance (``c`` on Calls): calls and credits a day over the last 30 days, charted
-with textual-plotext, and the totals per agent and per kind, all from the calls ledger.
+with textual-plotext, and the totals per agent and per kind, all from the calls ledger. ``a``
+switches the charts to the answer times a day (p50 and p95, nearest-rank, of every answer measured
+in the calls the console held that day: Talk, `vap agents talk` and `test`), and back.
 
 Credits are what the last read of each call said (``creditsCharged``); a call never read again
 counts as a call with no credits yet. Days are UTC days, as the ledger keeps them. Without
@@ -26,6 +28,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from vap_console.ledger import DaySpend, Total
+from vap_console.ledger.figures import DayAnswers
 from vap_console.tui import untrusted
 from vap_console.tui.call_book import CallBook
 from vap_console.tui.widgets.key_bar import KeyBar
@@ -59,13 +62,22 @@ class Spend:
     days: tuple[DaySpend, ...]
     agents: tuple[Total, ...]
     kinds: tuple[Total, ...]
+    answers: tuple[DayAnswers, ...] = ()
 
 
 def read(book: CallBook, today: date | None) -> Spend:
     """In the ledger's thread."""
     ledger = book.ledger
     return Spend(tuple(ledger.per_day(DAYS, today=today)), tuple(ledger.totals("agent")),
-                 tuple(ledger.totals("kind")))
+                 tuple(ledger.totals("kind")), tuple(ledger.answers_per_day(DAYS, today=today)))
+
+
+# The charts of each view, by id: what ``a`` switches between.
+VIEWS = {"credits": ("chart-calls", "chart-credits"), "answers": ("chart-p50", "chart-p95")}
+TITLES = {"credits": f"Spend · the last {DAYS} days (UTC), from this profile's calls",
+          "answers": f"Answer times · the last {DAYS} days (UTC), p50 and p95 of the calls held here"}
+# Each short enough for 80 columns; docs/calls.md says which calls are measured and how.
+NO_ANSWERS = f"Answer times · none measured in the last {DAYS} days (UTC) by Talk or vap agents"
 
 
 class SpendScreen(Screen[None]):
@@ -75,6 +87,10 @@ class SpendScreen(Screen[None]):
     LABEL = "Spend"
     BINDINGS = [
         Binding("escape,c,q", "app.pop_screen", "Back to calls", id="spend.back", tooltip="Return to the Calls list"),
+        Binding("a", "show('answers')", "Answer times", id="spend.answers",
+                tooltip="Chart the answer times a day (p50, p95) instead of calls and credits"),
+        Binding("a", "show('credits')", "Calls & credits", id="spend.credits",
+                tooltip="Chart the calls and credits a day again"),
     ]
     DEFAULT_CSS = """
     SpendScreen { layout: vertical; }
@@ -98,6 +114,8 @@ class SpendScreen(Screen[None]):
         # What is on show (None: nothing read yet), and what prefetch read before it was shown.
         self.shown: Spend | None = None
         self._prefetched: Spend | None = None
+        # Which charts are on show: "credits" (calls and credits a day) or "answers" (p50, p95).
+        self.view = "credits"
 
     async def prefetch(self) -> None:
         """Before the screen is first shown: its numbers, read now, are composed with it (no
@@ -107,7 +125,7 @@ class SpendScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         spend, self.shown = self._prefetched, self._prefetched
-        yield Static(f"Spend · the last {DAYS} days (UTC), from this profile's calls", id="spend-title")
+        yield Static(TITLES[self.view], id="spend-title")
         with Horizontal(id="spend-charts"):
             try:
                 importlib.import_module("textual_plotext")  # asked each time: the module below stays imported
@@ -116,7 +134,11 @@ class SpendScreen(Screen[None]):
                 yield Static(NO_CHART, id="spend-no-chart")
             else:
                 # Blank until their numbers are read and drawn (in a thread: see BarChart).
-                charts = (BarChart("Calls a day", id="chart-calls"), BarChart("Credits a day", id="chart-credits"))
+                charts = (BarChart("Calls a day", id="chart-calls"), BarChart("Credits a day", id="chart-credits"),
+                          BarChart("Answer p50 a day (ms)", id="chart-p50"),
+                          BarChart("Answer p95 a day (ms)", id="chart-p95"))
+                for chart in charts:
+                    chart.display = chart.id in VIEWS[self.view]
                 if spend is not None:
                     show_bars(charts, spend)
                 yield from charts
@@ -127,6 +149,23 @@ class SpendScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.read_spend()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "show":
+            return parameters[0] != self.view  # ``a`` names the view it switches to
+        return True
+
+    def action_show(self, view: str) -> None:
+        self.view = view
+        for chart in self.query("#spend-charts > *"):
+            if chart.id != "spend-no-chart":
+                chart.display = chart.id in VIEWS[view]
+        self._show_title()
+        self.refresh_bindings()
+
+    def _show_title(self) -> None:
+        none = self.view == "answers" and self.shown is not None and not any(d.answer_ms for d in self.shown.answers)
+        self.query_one("#spend-title", Static).update(NO_ANSWERS if none else TITLES[self.view])
 
     @work(exclusive=True, group="spend", exit_on_error=False)
     async def read_spend(self) -> None:
@@ -139,6 +178,7 @@ class SpendScreen(Screen[None]):
         if spend == self.shown:
             return  # shown again with nothing new: nothing drawn again
         self.shown = spend
+        self._show_title()
         self.query_one("#totals-agent", Static).update(totals_table("Per agent", list(spend.agents)))
         self.query_one("#totals-kind", Static).update(totals_table("Per kind", list(spend.kinds)))
         if not self.query("#spend-no-chart"):  # textual-plotext is installed
@@ -146,9 +186,15 @@ class SpendScreen(Screen[None]):
 
 
 def show_bars(charts: Sequence[Widget], spend: Spend) -> None:
-    """The calls a day on the first chart, the credits on the second (BarChart: textual-plotext)."""
+    """The calls a day, the credits, the answer p50 and p95 (0: none measured that day), one chart
+    each in that order (BarChart: textual-plotext)."""
+    from vap_console.api.figures import Times
+
     labels = [d.day.strftime("%m-%d") for d in spend.days]
-    for chart, values in zip(charts, ([float(d.calls) for d in spend.days], [d.credits for d in spend.days])):
+    times = [Times.of(d.answer_ms) for d in spend.answers] or [Times.of(())] * len(labels)
+    series = ([float(d.calls) for d in spend.days], [d.credits for d in spend.days],
+              [t.p50 or 0.0 for t in times], [t.p95 or 0.0 for t in times])
+    for chart, values in zip(charts, series):
         chart.show_bars(labels, values)  # type: ignore[attr-defined]  # a BarChart, imported only when installed
 
 

@@ -461,6 +461,10 @@ class TalkScreen(Screen[None]):
             self._hangup_timer.stop()
         self._stop_mic()
         changed = self.talk.end(time.monotonic(), message.failure)
+        if self.talk.call_id and self.services.calls is not None:  # issue 34: its answer times kept
+            from vap_console.api.figures import answer_times
+
+            self.services.calls.record_answer_times(self.talk.call_id, answer_times(self.talk.turns))
         if TURNS in changed:
             self.transcript.show_turns(self.talk, self.talk.settled_total)
             self._show_answer_times()
