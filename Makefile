@@ -28,9 +28,10 @@ lint: $(STAMP)
 # process leaves a 2-core machine half idle (measured: 8 min 41 s serial, user time 4 min 53 s).
 # worksteal: an idle worker takes half of another's queue, and the tests marked slow start first
 # on every worker (tests/conftest.py), so the run does not end waiting on one long test.
-# Half as many workers again as cores: with one a core the two cores were busy 63 % of a quiet
-# run (user 19 min 52 s in 15 min 39 s), the rest waiting on sockets, subprocesses and timers.
-WORKERS ?= $(shell $(PYTHON) -c 'import os; n = os.cpu_count() or 1; print(n + n // 2)')
+# Two workers a core: with one a core the two cores were busy 63 % of a quiet run (user 19 min
+# 52 s in 15 min 39 s), the rest waiting on sockets, subprocesses and timers. On this 2-core
+# machine, quiet: 2 workers 15 min 38 s, 3 workers 12 min 10 s, 4 workers 10 min 59 s.
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print(2 * (os.cpu_count() or 1))')
 test: lint
 	scripts/test -n $(WORKERS) --dist worksteal
 
