@@ -129,5 +129,7 @@ class TurnsCallsIntoTests:
 
     # Named, not @on: Textual collects @on handlers only from its own classes' bodies.
     def on_turns_calls_into_tests_test_written(self, message: TestWritten) -> None:
+        # The path and the notes hold server text (the call id): the console's notify (LiteralApp,
+        # tui/untrusted.py) makes every control character visible before Textual sees it.
         more = "".join(f"\n{note[:1].upper()}{note[1:]}." for note in message.notes)
         self.app.notify(f"Test written to {message.path}{more}", title="Call to test", markup=False)  # type: ignore[attr-defined]
