@@ -78,6 +78,9 @@ async def test_a_slow_server_the_loading_state_shows_after_the_short_wait() -> N
         slow[0].release.set()  # the answer comes
         await settle(pilot)
         assert frames[-1] == "rows"
+        # Gone with the loading, not hidden: a hidden spinner still redraws itself 16 times a
+        # second under the rows, and under every screen opened over them, for as long as they live.
+        assert not console.app.screen.query("LoadingIndicator")
 
 
 def bar_text(app) -> str:

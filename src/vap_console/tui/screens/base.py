@@ -368,6 +368,7 @@ class ListScreen(ForwardsWorkerFailures, Screen[None], Generic[T]):
         self.select_after_load = None
         switcher = self.query_one("#list-switch", ContentSwitcher)
         if message.items:
+            self.query_one(ListState).show_rows()
             switcher.current = "rows"
         else:
             self.query_one(ListState).show_empty(self.EMPTY)

@@ -274,7 +274,15 @@ class TranscriptView(ScrollView, can_focus=True):
         for block in self._all():
             # Measured once per content and width: a redraw lays out what changed, not every line.
             if block.measured != (block.version, width):
-                text = block.content.get_height(rules, max(1, width - block.indent)) if width else 1
+                if not width:
+                    text = 1
+                elif block.measured[0] != block.version:
+                    # New content (a delta, a new turn) is at the end, drawn at once: wrapped once,
+                    # its lines both measured and kept for drawing (wrapping twice was half its cost).
+                    text = len(self._block_strips(block, width))
+                else:
+                    # Only the width changed (a resize): many paragraphs, most never drawn again.
+                    text = block.content.get_height(rules, max(1, width - block.indent))
                 block.height = text + block.gap
                 block.measured = (block.version, width)
             starts.append(y)
@@ -375,10 +383,20 @@ class AnswerTimes(Static):
     """The call's answer times so far, nearest-rank p50 and p95 (``api/figures.py``)."""
 
     DEFAULT_CSS = "AnswerTimes { width: auto; padding: 0 1; color: $text-muted; }"
-    times: reactive[Times] = reactive(Times.of([]), layout=True)  # "—" grows to "0.84 s"
+    times: reactive[Times] = reactive(Times.of([]))
 
     def render(self) -> Content:
-        return Content(f"p50 {seconds(self.times.p50)} · p95 {seconds(self.times.p95)}")
+        return Content(self._words(self.times))
+
+    @staticmethod
+    def _words(times: Times) -> str:
+        return f"p50 {seconds(times.p50)} · p95 {seconds(times.p95)}"
+
+    def watch_times(self, old: Times, new: Times) -> None:
+        # Its width is its text's: the head is laid out again only when that changes ("—" grows to
+        # "0.84 s"), not at every answer (a layout of the whole screen, 15-25 ms as a delta waited).
+        if len(self._words(old)) != len(self._words(new)):
+            self.refresh(layout=True)
 
 
 class SlotsLine(Static):
