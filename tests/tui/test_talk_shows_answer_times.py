@@ -25,4 +25,6 @@ async def test_each_answer_shows_its_time_and_the_top_line_the_calls_p50_and_p95
             await until(pilot, lambda: screen.transcript.lines[-1].startswith("Agent 0.84 s: "))
             console.clock.advance(speaking_seconds(REPLY) + 0.1)
             await until(pilot, lambda: screen.talk.agent_turns == 2 and str(head.render()) == "p50 0.84 s · p95 0.84 s")
+            # The longer text is shown whole, not clipped to the width "—" took.
+            await until(pilot, lambda: head.content_region.width == len("p50 0.84 s · p95 0.84 s"))
             assert screen.transcript.lines[-1] == f"Agent 0.84 s: {REPLY}"
