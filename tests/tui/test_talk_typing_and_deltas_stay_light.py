@@ -110,3 +110,22 @@ async def test_the_answers_first_words_are_drawn_at_once_after_it_started() -> N
     finally:
         TalkScreen.set_timer = own  # type: ignore[method-assign]
     assert waits == []
+
+
+async def test_a_key_typed_wakes_nothing_above_the_box() -> None:
+    # Input.Changed bubbled from the box to its row, the screen and the app: four message loops
+    # woken for each key, none of which reads it (the Talk screen reads the box on Enter).
+    heard: list[str] = []
+
+    class Listening(Talkish):
+        def on_input_changed(self, event: Input.Changed) -> None:
+            heard.append(event.value)
+
+    app = Listening()
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = app.query_one(SayBox)
+        box.focus()
+        await pilot.press(*"hours")
+        await until(pilot, lambda: box.value == "hours")
+        await quiet(pilot)
+    assert heard == []

@@ -263,7 +263,8 @@ class TranscriptView(ScrollView, can_focus=True):
                     self.refresh_lines(self._starts[at], self._all()[at].height)
         else:
             self.refresh()
-        if follow:
+        if follow and self._drawn[2].height != before[2].height:
+            # Only when lines were added: a delta that filled the last line moved nothing.
             self.call_after_refresh(self.scroll_end, animate=False)
 
     def _measure(self, width: int) -> None:
@@ -344,6 +345,11 @@ class SayBox(Input):
     set without a layout (the repaint that shows the key is the value's own)."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        # Nothing above the box reads its every key: the message ends here instead of waking the
+        # row, the screen and the app in turn (three of the four tasks a key typed woke).
+        event.stop()
 
 
 class SpeakingIndicator(Static):
