@@ -237,3 +237,60 @@ def test_unknown_and_malformed_frames_are_kept_never_fatal() -> None:
     assert isinstance(broken, UnknownEvent) and broken.type == "transcript"
     assert parse_event("not json").type == "?" and parse_event("[1]").type == "?"
     assert isinstance(parse_event('{"type": "session.closed", "reason": "ended"}'), SessionClosed)
+
+
+class Paced:
+    """An agent's audio as it comes: one frame at a time, a little apart (20 ms on the wire; 3 ms
+    here, which is never less however slow the machine), then the close."""
+
+    def __init__(self, frames: int) -> None:
+        self.left = frames
+
+    async def recv(self) -> str:
+        import asyncio
+
+        import websockets
+
+        from websockets.frames import Close
+
+        if not self.left:
+            raise websockets.ConnectionClosed(Close(1000, ""), None)
+        self.left -= 1
+        await asyncio.sleep(0.003)  # the gap between frames: recv waits for each
+        return json.dumps({"type": "output_audio.delta", "audio": base64.b64encode(bytes(640)).decode()})
+
+    async def send(self, message: str) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_frames_that_come_apart_are_read_without_extra_pauses(monkeypatch) -> None:
+    # The reader pauses after 10 ms of frames read in a row, so a flood cannot starve Esc. Frames
+    # it had to wait for are not a flood: the loop ran while it waited. It paused at every frame
+    # once 10 ms had passed since its last pause, a second wake of the call's task per frame.
+    import asyncio
+    import types
+
+    from vap_console.api import realtime
+
+    pauses: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        pauses.append(delay)
+        await asyncio.sleep(delay)
+
+    monkeypatch.setattr(realtime, "asyncio", types.SimpleNamespace(**{**vars(asyncio), "sleep": sleep}))
+    frames = Paced(40)
+
+    async def connect(url: str) -> Paced:
+        return frames
+
+    async with realtime.AgentSocket("ws://127.0.0.1:1/v1/agent/connect?token=wct_x", connect=connect) as call:
+        seen = []
+        with pytest.raises(LineDropped):  # a close with no session.closed before it
+            async for event in call.events():
+                seen.append(event)
+    assert len(seen) == 40 and all(isinstance(e, OutputAudioDelta) for e in seen)
+    assert pauses == []

@@ -60,6 +60,8 @@ MAX_DEPTH = 32
 HANGUP_WAIT = 5.0
 # Seconds of frames read in a row before the reader lets the rest of its loop run.
 YIELD_EVERY = 0.01
+# A recv that took longer than this waited for its frame (one already queued takes microseconds).
+WAITED = 0.001
 CLOSED_REASONS = {
     "client_requested": "You hung up.",
     "ended": "The agent ended the call.",
@@ -440,7 +442,13 @@ class AgentSocket:
         yielded = time.monotonic()
         try:
             while True:
+                asked = time.monotonic()
                 raw = await self._socket.recv()
+                got = time.monotonic()
+                if got - asked > WAITED:
+                    # recv waited for this frame, so the loop ran meanwhile: no pause is owed. (At
+                    # 50 frames a second, one a pause was a second wake of this task per frame.)
+                    yielded = got
                 if isinstance(raw, bytes):
                     continue
                 event = parse_event(raw, self.clock())
