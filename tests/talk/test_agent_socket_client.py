@@ -250,7 +250,6 @@ class Paced:
         import asyncio
 
         import websockets
-
         from websockets.frames import Close
 
         if not self.left:
