@@ -129,3 +129,30 @@ async def test_a_key_typed_wakes_nothing_above_the_box() -> None:
         await until(pilot, lambda: box.value == "hours")
         await quiet(pilot)
     assert heard == []
+
+
+async def test_a_key_typed_in_talk_repaints_none_of_the_transcript() -> None:
+    # Textual repaints a region by drawing every widget whose container overlaps it, each of its
+    # lines. With the transcript straight on the screen, a key typed below it drew all its lines
+    # again; in a box of its own above the typing row, it is not drawn at all.
+    from tests.tui.talk_console import talk_console
+
+    with talk_console() as console:
+        async with console.app.run_test(size=(120, 36)) as pilot:
+            screen = await console.talking(pilot)
+            await console.greeted(pilot)
+            await quiet(pilot, workers=False)  # the call's worker runs on
+            drawn: list[int] = []
+            view = screen.transcript
+            own = view.render_lines
+
+            def render_lines(crop):  # type: ignore[no-untyped-def]
+                drawn.append(crop.height)
+                return own(crop)
+
+            view.render_lines = render_lines  # type: ignore[method-assign]
+            await pilot.press(*"hours")
+            await until(pilot, lambda: screen.query_one(SayBox).value == "hours")
+            await quiet(pilot, workers=False)  # the call's worker runs on
+            assert drawn == []
+            assert "hours" in pilot.app.export_screenshot()  # the keys themselves were drawn

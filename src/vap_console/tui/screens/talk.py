@@ -65,6 +65,7 @@ from vap_console.tui.widgets.talk import (
     SlotsLine,
     SoundLine,
     SpeakingIndicator,
+    TalkBody,
     TranscriptView,
 )
 
@@ -137,7 +138,11 @@ class _TimesCommits:
 
 class TalkScreen(Screen[None]):
     LABEL = "Talk"
+    # Drawn as its background colour alone, without going line by line through the styles: the
+    # screen is under every repaint of anything on it (a key typed, a word arriving).
+    BLANK = True
     DEFAULT_CSS = """
+    TalkScreen #talk-body { height: 1fr; }
     TalkScreen #talk-head { height: 1; padding: 0 1; }
     TalkScreen #sound { display: none; }
     TalkScreen #sound.-shown { display: block; }
@@ -235,17 +240,18 @@ class TalkScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         if hasattr(self.services, "follow_connection"):
             yield StatusBar("Agents › talk", self.services)
-        with Horizontal(id="talk-head"):
-            yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
-            yield SpeakingIndicator(id="speaking")
-            yield SoundLine(id="sound")
-            yield AnswerTimes(id="answer-times")
-            yield BilledTimer(id="billed")
-            yield SlotsLine(id="slots")
-        with Vertical(id="talk-end"), Horizontal(id="talk-end-row"):
-            yield Static(id="talk-end-text")
-            yield Button("Call again", id="call-again", variant="warning")
-        yield TranscriptView(id="transcript")
+        with TalkBody(id="talk-body"):
+            with Horizontal(id="talk-head"):
+                yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
+                yield SpeakingIndicator(id="speaking")
+                yield SoundLine(id="sound")
+                yield AnswerTimes(id="answer-times")
+                yield BilledTimer(id="billed")
+                yield SlotsLine(id="slots")
+            with Vertical(id="talk-end"), Horizontal(id="talk-end-row"):
+                yield Static(id="talk-end-text")
+                yield Button("Call again", id="call-again", variant="warning")
+            yield TranscriptView(id="transcript")
         with Horizontal(id="talk-say-row"):
             yield SayBox(placeholder="Type what to say, then Enter", id="say", max_length=TYPED_TURN.high)
             yield Button("Hang up", id="hang-up", variant="error")

@@ -13,6 +13,7 @@ from itertools import count
 from typing import TYPE_CHECKING, cast
 
 from textual.cache import LRUCache
+from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Size
 from textual.reactive import Reactive, reactive
@@ -335,6 +336,16 @@ class TranscriptView(ScrollView, can_focus=True):
             strips = Visual.to_strips(self, block.content, max(1, width - block.indent), None, style)
             self._strips[key] = strips
         return strips
+
+
+class TalkBody(Vertical):
+    """The head, the call's end and the transcript: everything above the typing box, in a blank
+    box of its own. Textual repaints a region by drawing every widget whose container overlaps it,
+    all of its lines: with the transcript straight on the screen, each key typed drew its thirty
+    lines again (from cache, but one by one). Here a key's repaint skips them, and this box is
+    drawn as its background alone."""
+
+    BLANK = True
 
 
 class SayBox(Input):
