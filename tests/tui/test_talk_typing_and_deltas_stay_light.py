@@ -156,3 +156,24 @@ async def test_a_key_typed_in_talk_repaints_none_of_the_transcript() -> None:
             await quiet(pilot, workers=False)  # the call's worker runs on
             assert drawn == []
             assert "hours" in pilot.app.export_screenshot()  # the keys themselves were drawn
+
+
+async def test_what_the_console_made_before_a_call_is_out_of_the_collectors_sight() -> None:
+    # A full garbage collection during a call walked every object alive (the console, the lists
+    # under the Talk screen): 16-22 ms on the UI loop at a time, as words arrived. Once the call
+    # has started, what was made before it is frozen out of the collector's passes.
+    import gc
+
+    from tests.tui.talk_console import talk_console
+
+    with talk_console() as console:
+        async with console.app.run_test(size=(120, 36)) as pilot:
+            from vap_console.tui.widgets.rows import RowTable
+
+            await until(pilot, lambda: console.app.screen.query(RowTable)
+                        and console.app.screen.query_one(RowTable).row_count)
+            await quiet(pilot)
+            before = gc.get_freeze_count()
+            screen = await console.talking(pilot)
+            await until(pilot, lambda: screen.talk.started)
+            assert gc.get_freeze_count() > before

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 from textual.cache import LRUCache
 from textual.containers import Vertical
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive, reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -28,6 +28,7 @@ from vap_console.api.models import AgentLimits
 from vap_console.tui import untrusted
 
 if TYPE_CHECKING:
+    from rich.style import Style
     from textual.css.styles import RulesMap
 
 SPEAKERS = {"assistant": "Agent", "user": "You"}
@@ -122,6 +123,7 @@ class TranscriptView(ScrollView, can_focus=True):
         self._starts: list[int] = []  # the first line of each block, the live one last
         self._width = 0
         self._strips: LRUCache[tuple[int, int], list[Strip]] = LRUCache(self.CACHED)
+        self._line_style: Style | None = None  # while a pass draws lines (render_lines)
         # What the last refresh drew: each paragraph (id, version), where each starts, the size.
         self._drawn: tuple[list[tuple[int, int]], list[int], Size] = ([], [], Size(0, 0))
 
@@ -308,13 +310,22 @@ class TranscriptView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._rewrap(self.scrollable_content_region.width)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The lines drawn in one pass share the widget's style: worked out once, not per line (it
+        # walks every ancestor's styles; a new paragraph redraws all thirty lines in view).
+        self._line_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._line_style = None
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         if width != self._width:
             self._rewrap(width)
         line = self.scroll_offset.y + y
         blocks = self._all()
-        rich_style = self.rich_style
+        rich_style = self._line_style or self.rich_style
         at = bisect_right(self._starts, line) - 1
         if at < 0 or at >= len(blocks):
             return Strip.blank(width, rich_style)
