@@ -7,28 +7,22 @@ parts that changed redraw, once for however many frames came meanwhile. Typing a
 sends a turn; Esc or Hang up sends ``session.close``, and a server that does not answer it within
 ``hangup_grace`` seconds is cut off from here. However the call ends, the screen says so in words with what to do next;
 it never dials again by itself (Call again asks first), and a line typed is never lost to a drop.
-
-Sound (``audio_stream.py``), where the machine has it: the agent's voice plays through a jitter
-buffer, flushed on ``interruption``; ctrl+o mutes it. ctrl+t turns the microphone on and off
-(push-to-talk as a toggle: a terminal reports no key release) and its 20 ms frames go out as
-``input_audio_buffer.append``. Without sound the screen says once that the call is text-only.
+Its sound is ``talk_sound.py``'s half.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, Input, Static
 
@@ -43,20 +37,18 @@ from vap_console.api.realtime import (
     AgentSocket,
     ErrorEvent,
     Interruption,
-    LineDropped,
     OutputAudioDelta,
     ServerEvent,
     SessionCreated,
     ToolCall,
     UnknownEvent,
 )
-from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio, open_talk_audio
-from vap_console.local_files import call_audio_name
+from vap_console.audio_stream import MicStream, TalkAudio, open_talk_audio
 from vap_console.tui import untrusted
 from vap_console.tui.screens.answers_once import answered_already
 from vap_console.tui.screens.base import freeze_garbage_collection
-from vap_console.tui.screens.dialog import Confirm
-from vap_console.tui.screens.webcall import rate_line, slots_line
+from vap_console.tui.screens.talk_sound import TalkSound
+from vap_console.tui.screens.talk_words import NEXT_CALL, TalkConfirm, ending_words
 from vap_console.tui.widgets.key_bar import KeyBar
 from vap_console.tui.widgets.status_bar import StatusBar
 from vap_console.tui.widgets.talk import (
@@ -76,9 +68,6 @@ if TYPE_CHECKING:
 # Told (call_id, agent_ref, kind) once a call is billed: where the call ledger (issue 25) hooks in.
 CallStarted = Callable[[str, str, str], None]
 
-COST_NOTE = ("The call is billed from the moment the agent answers until it ends (Esc or Hang up ends it), "
-             "and holds one of the account's concurrent-call slots while it runs.")
-NEXT_CALL = "Call again starts a new billed call, after asking."
 # Error (or unreadable) frames each told in a line of their own; later ones are counted in one.
 NOTED_EACH = 3
 # The transcript's redraws a second at most over time, however many frames come (a display's rate),
@@ -89,55 +78,7 @@ REDRAWS_A_SECOND = 10
 REDRAW_BURST = 3
 
 
-class TalkConfirm(Confirm):
-    """Asked before every call from the Talk screen (Call again asks again): what it costs."""
-
-    LABEL = "Talk to an agent"
-    BINDINGS = [
-        Binding("escape,n", "answer(False)", "Cancel", id="talk.cancel", tooltip="Start no call"),
-        Binding("y", "answer(True)", "Start billed call", id="talk.start",
-                tooltip="Start the call: billed from when the agent answers, holds a call slot"),
-    ]
-
-    def __init__(self, agent_label: str, limits: AgentLimits | None) -> None:
-        super().__init__(f"{COST_NOTE} {rate_line(limits)}\n\n{slots_line(limits)}",
-                         title=f"Talk to {agent_label}? (a billed call)", yes="Start billed call", no="Cancel")
-
-
-def ending_words(talk: Conversation, hung_up_early: bool) -> tuple[str, bool]:
-    """How the call ended with what to do next, and whether it is a problem (shown as one)."""
-    failure = talk.failure
-    if hung_up_early:
-        return "You hung up before the agent answered: nothing was billed. " + NEXT_CALL, False
-    if failure is None:
-        said = talk.how_it_ended or "The call ended."
-        return f"{said} {NEXT_CALL}", talk.closed is not None and talk.closed.reason == "error"
-    if failure.close_code == 4401:
-        return (f"{failure} Call again mints a new token (and asks first).", True)
-    if failure.close_code == 4000:
-        return f"The call could not start: {failure} Nothing was billed.", True
-    if isinstance(failure, LineDropped):
-        billed = " It was billed until it dropped." if talk.started else ""
-        return f"{failure}{billed} Your typing is kept.", True
-    return f"The call could not be made: {failure}", True
-
-
-class _TimesCommits:
-    """The socket as the microphone's stream sees it: its commit (the last frame of a spoken turn)
-    is the moment the agent's answer is timed from, as Enter is for a typed line."""
-
-    def __init__(self, socket: AgentSocket, talk: Callable[[], Conversation]) -> None:
-        self._socket, self._talk = socket, talk
-
-    async def send_audio(self, pcm: bytes) -> None:
-        await self._socket.send_audio(pcm)
-
-    async def commit(self) -> None:
-        self._talk().sent(self._socket.clock())
-        await self._socket.commit()
-
-
-class TalkScreen(Screen[None]):
+class TalkScreen(TalkSound):
     LABEL = "Talk"
     # Drawn as its background colour alone, without going line by line through the styles: the
     # screen is under every repaint of anything on it (a key typed, a word arriving).
@@ -186,11 +127,6 @@ class TalkScreen(Screen[None]):
         def __init__(self, failure: errors.ApiError | None) -> None:
             super().__init__()
             self.failure = failure
-
-    class AudioReady(Message):
-        def __init__(self, sound: TalkAudio) -> None:
-            super().__init__()
-            self.sound = sound
 
     class TurnSent(Message):
         def __init__(self, text: str, failure: errors.ApiError | None) -> None:
@@ -268,32 +204,9 @@ class TalkScreen(Screen[None]):
         else:
             self.open_sound()
 
-    @work(thread=True, exclusive=True, group="talk-audio", exit_on_error=False)
-    def open_sound(self) -> None:
-        """Opening a device can take a moment (ALSA probes, PulseAudio connects): off the UI's loop.
-        The call is dialled once the sound is settled, so its sentence comes first."""
-        try:
-            sound = type(self).audio_factory(want_sound=self._want_sound)
-        except Exception:  # noqa: BLE001 - a backend failing its own way: the call goes on, typed
-            sound = TalkAudio(SilentPlayer(), note=TALK_NO_DEVICE)
-        if self._leaving:
-            sound.close()
-            return
-        self.post_message(self.AudioReady(sound))
-
-    @on(AudioReady)
-    def _audio_ready(self, message: AudioReady) -> None:
-        self._use_sound(message.sound)
-
-    def _use_sound(self, sound: TalkAudio) -> None:
-        self.player, self._open_mic = sound.player, sound.open_mic
-        self.mic = MicStream(sound.mic, asyncio.get_running_loop()) if sound.mic is not None else None
-        if sound.note:
-            self.transcript.note(sound.note)  # once: Call again keeps the devices and says nothing
-        line = self.query_one(SoundLine)
-        line.set_class(self.player.audible, "-shown")
-        line.mic = "off" if self.mic is not None else ""
-        self.refresh_bindings()
+    def sound_settled(self, note: str) -> None:
+        if note:
+            self.transcript.note(note)  # once: Call again keeps the devices and says nothing
         self.dial()
 
     @property
@@ -620,62 +533,6 @@ class TalkScreen(Screen[None]):
         self.transcript.reset_count()
         self.refresh_bindings()
         self.dial()
-
-    def action_save_audio(self) -> None:
-        if not len(self.tape):
-            self.notify("Nothing to save yet: the agent has not said anything in this call.", severity="warning")
-            return
-        folder = self.save_dir or Path.cwd()
-        # The call id is the server's text: checked before it names a file (local_files.name_part).
-        stamp = self.services.now().strftime("%Y%m%d-%H%M%S")
-        path = folder / call_audio_name(self.talk.call_id, "agent", stamp=stamp)
-        try:
-            self.tape.save(path)
-        except OSError as exc:
-            self.notify(f"Could not save the audio to {path}: {exc.strerror or exc}", severity="error")
-            return
-        self.notify(f"Saved {self.tape.seconds:.1f} s of the agent's audio to {path}", timeout=6)
-
-    # --- sound ---
-
-    @property
-    def mic_live(self) -> bool:
-        return self.mic is not None and self.mic.live
-
-    @work(exclusive=True, group="talk-mic", exit_on_error=False)
-    async def stream_mic(self, mic: MicStream, socket: AgentSocket) -> None:
-        await mic.send_to(cast(AgentSocket, _TimesCommits(socket, lambda: self.talk)))
-
-    def _set_mic(self, live: bool) -> None:
-        if self.mic is not None:
-            self.mic.switch(live)
-            self.query_one(SoundLine).mic = "on" if live else "off"
-
-    def _stop_mic(self) -> None:
-        if self.mic is not None:
-            self.mic.stop()
-            self.workers.cancel_group(self, "talk-mic")
-            self.query_one(SoundLine).mic = "off"
-
-    def action_toggle_mic(self) -> None:
-        if self.mic is None or self.ended or not self.talk.started:
-            return
-        self._set_mic(not self.mic_live)
-        if self.mic_live:
-            self.notify("Microphone on: the agent hears you. ctrl+t turns it off.", timeout=3)
-        else:
-            self.notify("Microphone off: the agent no longer hears you.", timeout=3)
-
-    def action_toggle_mute(self) -> None:
-        if not self.player.audible:
-            return
-        self.player.muted = not self.player.muted
-        self.query_one(SoundLine).muted = self.player.muted
-        if self.player.muted:
-            self.notify("Muted: the agent's voice is not played (ctrl+s still saves it). ctrl+o to hear it.",
-                        timeout=3)
-        else:
-            self.notify("Sound on: the agent's voice plays again.", timeout=3)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("call_again", "back"):
