@@ -8,6 +8,7 @@ the cheap path (else it would win nothing).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -41,25 +42,24 @@ def _by_models(model: Any, body: bytes) -> list[Any] | None:
         return None
 
 
-def _same_tools(body: bytes) -> bool:
-    """The property: None, or what the models read. True when the cheap path read it."""
-    light = tool_view.tools_page(body)
+def _same(body: bytes, read: Callable[[bytes], list[Any] | None], model: Any,
+          seen: Callable[[Any], tuple[Any, ...]]) -> bool:
+    """The property: the cheap reading is None, or what the models read. True when it read it."""
+    light = read(body)
     if light is None:
         return False
-    read = _by_models(models.Page[models.Tool], body)
-    assert read is not None, f"the cheap path took a page the models refuse: {body!r}"
-    assert [_tool(t) for t in light] == [_tool(t) for t in read]
+    by_models = _by_models(model, body)
+    assert by_models is not None, f"the cheap path took a page the models refuse: {body!r}"
+    assert [seen(t) for t in light] == [seen(t) for t in by_models]
     return True
+
+
+def _same_tools(body: bytes) -> bool:
+    return _same(body, tool_view.tools_page, models.Page[models.Tool], _tool)
 
 
 def _same_variables(body: bytes) -> bool:
-    light = tool_view.variables_page(body)
-    if light is None:
-        return False
-    read = _by_models(models.Page[models.Variable], body)
-    assert read is not None, f"the cheap path took a page the models refuse: {body!r}"
-    assert [_variable(v) for v in light] == [_variable(v) for v in read]
-    return True
+    return _same(body, tool_view.variables_page, models.Page[models.Variable], _variable)
 
 
 # --- generated answers: mostly the right shape, each value sometimes of another type ---
