@@ -6,11 +6,23 @@ printing), in alternating pairs, against one sandbox and one webhook served on l
 process; the median of each. The plain script sends the webhook request `vap tools try` sends (the
 same URL, query and bearer header) and prints the body. Goal (issue 33): ≤ 1.3× (moonshot ≤ 1.1×).
 
+The ratio is the median of the pairs' ratios (as bench/startup.py), so a burst of load on a shared
+machine spoils one pair rather than one side; TOOLS_PAIRS=5 makes fewer while iterating.
+
 Where the difference goes, measured in the same run: `vap tools try` must first read the tool and
 the variables from the platform (GET /v1/tools and GET /v1/variables, together), which the plain
 script is handed; `--dry-run` does everything but the webhook call, and "a plain httpx script doing
-all three requests" shows what those reads cost without the console's imports (click, pydantic,
-the models). Bytecode as an installed package has it (see bench/cli.py).
+all three requests" shows what those reads cost without the console's imports (click, the
+client). The plain script also pays for httpx's command-line tool (rich, pygments, click's rest:
+httpx imports it whenever click is installed), which vap declines: the same script without it is
+the floor. `vap tools try` reads its pages without pydantic (api/tool_view.py; the models read
+only a page that is not plainly well-formed): importing pydantic, building the tools models and
+the Tool validator were ~200 ms of the ~560 ms it took before. What is left beyond the floor, by
+`python -X importtime` and a script doing the same requests synchronously: click (~35 ms),
+asyncio, anyio and the event loop under httpx's async client (~90-120 ms against a sync
+httpx.Client doing the same three requests; the client's retry and deadline rules are async, one
+path for the console and the commands), the credentials (~15 ms) and the two reads. Bytecode as
+an installed package has it (see bench/cli.py).
 
 Second table: the sandbox's ``--call-tools``, what a tool call adds to the agent's answer beyond the
 webhook's own time, p99 of 100: goal ≤ 5 ms (issue 33). Measured end to end on the agent socket:
