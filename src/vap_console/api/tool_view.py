@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 # The tools module's DEFAULT_TOOL_PREFIX (models/tools.py): a test holds the two equal.
 DEFAULT_TOOL_PREFIX = "default-"
 # What pydantic's datetime certainly accepts and fromisoformat reads alike; others go to the model.
-_DATETIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]\d\d:\d\d)\Z")
+# (fromisoformat takes an offset of +05:99; pydantic does not.)
+_DATETIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)\Z")
 # An escaped surrogate: json.loads takes a lone one, pydantic-core does not. Rare: let the model say.
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 # pydantic-core's JSON parser refuses nesting deeper than ~200 (anywhere: unknown fields are kept).
