@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.api.conftest import STAMP, wire_rental, wire_variable
-from vap_console.api import RentalApplication, VapClient
+from vap_console.api import RentalApplication, VapClient, models, tool_view
 from vap_console.api.models import AgentCreate, ToolCreate
 
 TOOL = {
@@ -92,6 +92,9 @@ METHODS: list[Method] = [
     Method("delete_tool", "DELETE", lambda c: c.delete_tool("tool_1"), None),
     Method("list_tools", "GET", lambda c: c.list_tools(), page(TOOL)),
     Method("list_variables", "GET", lambda c: c.list_variables(), page(wire_variable())),
+    # `vap tools try`'s read without pydantic: a usable page as list_tools reads it, the rest its errors.
+    Method("get_light", "GET", lambda c: c.get_light("/v1/tools", tool_view.tools_page,
+                                                       lambda: models.Page[models.Tool], extension=True), page(TOOL)),
     Method("list_templates", "GET", lambda c: c.list_templates(), page(TEMPLATE)),
     Method("create_agent", "POST", lambda c: c.create_agent(AgentCreate(name="Front")), AGENT),
     Method("delete_agent", "DELETE", lambda c: c.delete_agent("ua_front"), None),

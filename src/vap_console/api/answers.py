@@ -12,12 +12,14 @@ import json as _json
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from pydantic import ValidationError
 
 from vap_console.api import errors
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 MIB = 1024 * 1024
 

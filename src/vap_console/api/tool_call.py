@@ -23,11 +23,14 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vap_console.api.limits import TOOL_DEFAULT_TIMEOUT_MS
-from vap_console.api.models import Tool
 from vap_console.masking import visible_tail
+
+if TYPE_CHECKING:
+    # A model, or api/tool_view.py's record of one (`vap tools try` reads without pydantic).
+    from vap_console.api.tool_view import AnyTool as Tool
 
 TOKEN = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 # The call's context params the service fills itself (its public docs; user_id is reserved).

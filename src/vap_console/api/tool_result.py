@@ -13,12 +13,15 @@ characters is the printer's job (literal.clean, dump_json).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vap_console.api.limits import TOOL_ANSWER
-from vap_console.api.models import Tool
 from vap_console.api.tool_call import OutputRead, ToolRequest, parse_json, read_outputs
 from vap_console.api.tool_webhook import WebhookAnswer
+
+if TYPE_CHECKING:
+    # A model, or api/tool_view.py's record of one (`vap tools try` reads without pydantic).
+    from vap_console.api.tool_view import AnyTool as Tool
 
 # How much of a body is shown (a terminal, --json, JUnit): the read cap is for outputs, not eyes.
 SHOWN_BODY = 16 * 1024

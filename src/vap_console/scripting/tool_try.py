@@ -34,9 +34,10 @@ from vap_console.scripting.base import (
 from vap_console.scripting.output import Fit
 
 if TYPE_CHECKING:
-    from vap_console.api.models import Tool, Variable
     from vap_console.api.tool_call import Sources, ToolRequest
     from vap_console.api.tool_result import TryResult
+    from vap_console.api.tool_view import AnyTool as Tool
+    from vap_console.api.tool_view import AnyVariable as Variable
 
 
 def _pairs(option: str, given: tuple[str, ...]) -> dict[str, str]:
@@ -137,17 +138,28 @@ def _secrets(given: tuple[str, ...]) -> dict[str | None, str]:
 
 
 def _load(session: Session) -> tuple[list[Tool], list[Variable]]:
-    """The account's tools and variables, fetched together."""
+    """The account's tools and variables, fetched together; read without pydantic when the answers
+    are plainly well-formed (api/tool_view.py: its import and models were ~200 ms of a try), else
+    by the models, as `vap tools list` reads them."""
     import asyncio
 
-    from vap_console.api import errors
+    from vap_console.api import errors, models, tool_view
 
     client = session.client()
 
+    async def tools() -> list[Tool]:
+        got = await client.get_light("/v1/tools", tool_view.tools_page, lambda: models.Page[models.Tool],
+                                     extension=True)
+        return list(got if isinstance(got, list) else got.items)
+
+    async def variables() -> list[Variable]:
+        got = await client.get_light("/v1/variables", tool_view.variables_page,
+                                     lambda: models.Page[models.Variable])
+        return list(got if isinstance(got, list) else got.items)
+
     async def go() -> tuple[list[Tool], list[Variable]]:
         async with client:
-            tools, variables = await asyncio.gather(client.list_tools(), client.list_variables())
-            return tools.items, variables.items
+            return await asyncio.gather(tools(), variables())
 
     try:
         return asyncio.run(go())
