@@ -73,3 +73,30 @@ async def test_esc_on_the_question_writes_nothing(tmp_path: Path, here: Path) ->
         await until(pilot, lambda: isinstance(pilot.app.screen, CallsScreen))
         await quiet(pilot)
         assert list(here.glob("*.json")) == []
+
+
+async def test_an_empty_file_name_is_refused_and_the_error_goes_once_a_name_is_typed(tmp_path: Path) -> None:
+    from textual.app import App
+
+    from vap_console.tui.widgets.field_error import FieldError
+
+    answers: list[Path | None] = []
+
+    class Asking(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(CallTestPath("call_1", tmp_path / "a.test.json"), answers.append)
+
+    app = Asking()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: bool(app.screen.query("#test-path")))
+        box = app.screen.query_one("#test-path", Input)
+        box.value = ""
+        box.focus()
+        await pilot.press("enter")
+        error = app.screen.query_one("#test-path-error", FieldError)
+        await until(pilot, lambda: error.message == "file: must not be empty")
+        assert answers == []  # still asking
+        await pilot.press("b")
+        await until(pilot, lambda: box.value == "b")
+        await quiet(pilot)
+        assert error.message == "" and not error.has_class("-shown")

@@ -73,6 +73,12 @@ class CallTestPath(Dialog[Path | None]):
         path = Path(value).expanduser()
         self.dismiss(path if path.is_absolute() else Path.cwd() / path)
 
+    @on(Input.Changed, "#test-path")
+    def _typed(self, event: Input.Changed) -> None:
+        # The error said what was wrong with what is no longer there: it goes once a key is typed.
+        if event.value.strip():
+            self.query_one("#test-path-error", FieldError).show("")
+
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
