@@ -118,3 +118,37 @@ async def test_on_the_sandbox_the_answer_time_is_the_agents_configured_delay() -
                 await reader
     assert talk.turns[0].answer_ms is None  # the greeting answers no turn of the person's
     assert talk.answered == approx([840, 840])
+
+
+async def test_a_spoken_turn_is_timed_from_the_microphones_commit() -> None:
+    # The microphone's frames go out as the person speaks; the turn has left when its commit
+    # (the last frame) has, on the clock the socket stamps the agent's frames with.
+    from vap_console.tui.screens.talk_sound import _TimesCommits
+
+    now = [0.0]
+
+    class Socket:
+        sent: list[str] = []
+
+        def clock(self) -> float:
+            return now[0]
+
+        async def send_audio(self, pcm: bytes) -> None:
+            self.sent.append("audio")
+
+        async def commit(self) -> None:
+            self.sent.append("commit")
+
+    talk = Conversation()
+    talk.apply(ev(0.0, type="session.created", call_id="c"))
+    socket = Socket()
+    mic = _TimesCommits(socket, lambda: talk)  # type: ignore[arg-type]
+    for at in (1.0, 1.02, 1.04):  # speaking: not yet a turn that left
+        now[0] = at
+        await mic.send_audio(bytes(640))
+    assert talk.sent_at is None
+    now[0] = 3.0
+    await mic.commit()
+    talk.apply(ev(3.84, type="output_audio.delta", audio=SOUND))
+    assert socket.sent == ["audio", "audio", "audio", "commit"]
+    assert talk.live is not None and talk.live.answer_ms == approx(840)
