@@ -131,29 +131,31 @@ async def test_a_key_typed_wakes_nothing_above_the_box() -> None:
     assert heard == []
 
 
-async def test_a_key_typed_in_talk_repaints_none_of_the_transcript() -> None:
+async def test_a_key_typed_in_talk_repaints_only_the_typing_row() -> None:
     # Textual repaints a region by drawing every widget whose container overlaps it, each of its
-    # lines. With the transcript straight on the screen, a key typed below it drew all its lines
-    # again; in a box of its own above the typing row, it is not drawn at all.
+    # lines. With the transcript, the status line and the key bar straight on the screen, a key
+    # typed drew them all again; each in a box of its own, none of them is drawn.
     from tests.tui.talk_console import talk_console
+    from vap_console.tui.widgets.key_bar import KeyBar
+    from vap_console.tui.widgets.status_bar import StatusBar
 
     with talk_console() as console:
         async with console.app.run_test(size=(120, 36)) as pilot:
             screen = await console.talking(pilot)
             await console.greeted(pilot)
             await quiet(pilot, workers=False)  # the call's worker runs on
-            drawn: list[int] = []
-            view = screen.transcript
-            own = view.render_lines
+            drawn: list[str] = []
+            for widget in (screen.transcript, screen.query_one(KeyBar), screen.query_one(StatusBar)):
+                own = widget.render_lines
 
-            def render_lines(crop):  # type: ignore[no-untyped-def]
-                drawn.append(crop.height)
-                return own(crop)
+                def render_lines(crop, own=own, name=type(widget).__name__):  # type: ignore[no-untyped-def]
+                    drawn.append(name)
+                    return own(crop)
 
-            view.render_lines = render_lines  # type: ignore[method-assign]
+                widget.render_lines = render_lines  # type: ignore[method-assign]
             await pilot.press(*"hours")
             await until(pilot, lambda: screen.query_one(SayBox).value == "hours")
-            await quiet(pilot, workers=False)  # the call's worker runs on
+            await quiet(pilot, workers=False)
             assert drawn == []
             assert "hours" in pilot.app.export_screenshot()  # the keys themselves were drawn
 

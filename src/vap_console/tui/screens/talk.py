@@ -55,10 +55,10 @@ from vap_console.tui.widgets.talk import (
     AnswerTimes,
     BilledTimer,
     SayBox,
+    ScreenPart,
     SlotsLine,
     SoundLine,
     SpeakingIndicator,
-    TalkBody,
     TranscriptView,
 )
 
@@ -84,7 +84,10 @@ class TalkScreen(TalkSound):
     # screen is under every repaint of anything on it (a key typed, a word arriving).
     BLANK = True
     DEFAULT_CSS = """
+    TalkScreen #talk-status { dock: top; height: 1; }
+    TalkScreen #talk-keys { dock: bottom; height: 1; }
     TalkScreen #talk-body { height: 1fr; }
+    TalkScreen #talk-say { height: 3; }
     TalkScreen #talk-head { height: 1; padding: 0 1; }
     TalkScreen #sound { display: none; }
     TalkScreen #sound.-shown { display: block; }
@@ -176,8 +179,11 @@ class TalkScreen(TalkSound):
 
     def compose(self) -> ComposeResult:
         if hasattr(self.services, "follow_connection"):
-            yield StatusBar("Agents › talk", self.services)
-        with TalkBody(id="talk-body"):
+            with ScreenPart(id="talk-status"):
+                yield StatusBar("Agents › talk", self.services)
+        with ScreenPart(id="talk-keys"):
+            yield KeyBar()
+        with ScreenPart(id="talk-body"):
             with Horizontal(id="talk-head"):
                 yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
                 yield SpeakingIndicator(id="speaking")
@@ -189,10 +195,9 @@ class TalkScreen(TalkSound):
                 yield Static(id="talk-end-text")
                 yield Button("Call again", id="call-again", variant="warning")
             yield TranscriptView(id="transcript")
-        with Horizontal(id="talk-say-row"):
+        with ScreenPart(id="talk-say"), Horizontal(id="talk-say-row"):
             yield SayBox(placeholder="Type what to say, then Enter", id="say", max_length=TYPED_TURN.high)
             yield Button("Hang up", id="hang-up", variant="error")
-        yield KeyBar()
 
     def on_mount(self) -> None:
         self._timer = self.query_one(BilledTimer)

@@ -349,12 +349,13 @@ class TranscriptView(ScrollView, can_focus=True):
         return strips
 
 
-class TalkBody(Vertical):
-    """The head, the call's end and the transcript: everything above the typing box, in a blank
-    box of its own. Textual repaints a region by drawing every widget whose container overlaps it,
-    all of its lines: with the transcript straight on the screen, each key typed drew its thirty
-    lines again (from cache, but one by one). Here a key's repaint skips them, and this box is
-    drawn as its background alone."""
+class ScreenPart(Vertical):
+    """A part of the Talk screen in a blank box of its own: the head and transcript, the status
+    line, the typing row, the key bar. Textual repaints a region by drawing every widget whose
+    container overlaps it, each of its lines: with them all straight on the screen, each key typed
+    drew the transcript's thirty lines, the status line and the key bar again (from cache, but one
+    by one). In boxes of their own, a repaint draws only the part it is in, and the other boxes as
+    their background alone."""
 
     BLANK = True
 
