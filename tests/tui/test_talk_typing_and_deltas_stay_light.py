@@ -146,9 +146,9 @@ async def test_a_key_typed_in_talk_repaints_only_the_typing_row() -> None:
             await quiet(pilot, workers=False)  # the call's worker runs on
             drawn: list[str] = []
             for widget in (screen.transcript, screen.query_one(KeyBar), screen.query_one(StatusBar)):
-                own = widget.render_lines
+                own, kind = widget.render_lines, type(widget).__name__
 
-                def render_lines(crop, own=own, name=type(widget).__name__):  # type: ignore[no-untyped-def]
+                def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]
                     drawn.append(name)
                     return own(crop)
 
