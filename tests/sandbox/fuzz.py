@@ -37,7 +37,12 @@ class Outcome:
     stop_reason: str = ""
 
 
-def config(key: str, *, max_examples: int, seed: int, max_time: int | None) -> SchemathesisConfig:
+def config(key: str, *, max_examples: int, seed: int, max_time: int | None,
+           fuzz_examples: int | None = None) -> SchemathesisConfig:
+    """``fuzz_examples``: the fuzzing phase's random examples an operation, if not ``max_examples``."""
+    fuzzing: dict[str, object] = {"enabled": True}
+    if fuzz_examples is not None:
+        fuzzing["generation"] = {"max-examples": fuzz_examples}
     return SchemathesisConfig.from_dict({
         "seed": seed,
         **({"max-time": max_time} if max_time else {}),
@@ -47,7 +52,7 @@ def config(key: str, *, max_examples: int, seed: int, max_time: int | None) -> S
         "phases": {
             "examples": {"enabled": True},
             "coverage": {"enabled": True},
-            "fuzzing": {"enabled": True},
+            "fuzzing": fuzzing,
             "stateful": {"enabled": True, "max-steps": max_examples},
         },
         "workers": 1,
@@ -73,11 +78,13 @@ def config(key: str, *, max_examples: int, seed: int, max_time: int | None) -> S
     })
 
 
-def run(key: str, *, max_examples: int = 10, seed: int = SEED, max_time: int | None = None) -> Outcome:
+def run(key: str, *, max_examples: int = 10, seed: int = SEED, max_time: int | None = None,
+        fuzz_examples: int | None = None) -> Outcome:
     """One run against a fresh sandbox (virtual clock, a budget the fuzzer cannot spend)."""
     app = create_app(clock=VirtualClock(), rate_limit=10**9)
     schema = schemathesis.openapi.from_asgi(
-        DOCUMENT_PATH, app, config=config(key, max_examples=max_examples, seed=seed, max_time=max_time))
+        DOCUMENT_PATH, app, config=config(key, max_examples=max_examples, seed=seed, max_time=max_time,
+                                          fuzz_examples=fuzz_examples))
     outcome = Outcome(key)
     started = time.monotonic()
     for event in from_schema(schema).execute():

@@ -7,6 +7,7 @@ SVG on every run.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -152,13 +153,22 @@ async def until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 
     """Wait until the predicate holds: for what lands a few message hops after a worker ends.
 
     ``timeout`` only bounds a failure; pass a shorter one only where the state must come soon.
+
+    Between looks it only sleeps, and the app goes on by itself (its messages, workers and the
+    screen's own update timer run on this loop). Not Pilot.pause(0.02): each of those posted a
+    callback to every widget of the screen and painted it, so a wait cost CPU in proportion to
+    how long the machine took: a third of a wizard test's CPU went on waiting.
     """
+    app = pilot.app
     deadline = time.monotonic() + timeout
     while not predicate():
+        if app._exception is not None:  # the app stopped on an error: the state will never come
+            raise AssertionError(f"the app failed while waiting for "
+                                 f"{getattr(predicate, '__name__', predicate)}") from app._exception
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for "
                                  f"{getattr(predicate, '__name__', predicate)}")
-        await pilot.pause(0.02)
+        await asyncio.sleep(0.02)
 
 
 def laid_out(app: App, selector: str) -> bool:
@@ -216,6 +226,11 @@ async def quiet(pilot: Pilot, *, workers: bool = True, timeout: float = DEADLINE
     what the test did has played out, however slow the machine, instead of after a fixed time.
     (Pilot.pause() alone does not: it returns when the process looks idle, and a process the
     machine does not schedule looks idle.) A loop that never settles fails after ``timeout``.
+
+    The pause between two looks is a frame's sleep and a paint of what is due (what
+    Pilot.pause() ends with); not Pilot.pause() itself, whose wait for the screen posts a
+    callback to every widget each time: on the wizard that was a tenth of a test's CPU, and the
+    looks here already see every queue.
     """
     app = pilot.app
     deadline = time.monotonic() + timeout
@@ -223,7 +238,8 @@ async def quiet(pilot: Pilot, *, workers: bool = True, timeout: float = DEADLINE
     while calm < 2:
         if time.monotonic() > deadline:
             raise AssertionError(f"the app did not settle within {timeout:g} s")
-        await pilot.pause()
+        await asyncio.sleep(1 / 60)
+        app.screen._on_timer_update()  # lay out and paint what is due now, as Pilot.pause() does
         busy = _queued(app) or (workers and _working(app))
         calm = 0 if busy else calm + 1
 

@@ -39,8 +39,13 @@ from tests.tui.monkey import (
     workspace,
 )
 
-# Fixed seeds keep `make test` reproducible; `make soak` draws new ones.
-BOUNDED_SEEDS = (22, 15, 13)
+# Fixed seeds keep `make test` reproducible; `make soak` draws new ones. Two seeds reach every
+# screen in REQUIRED and send every request in REQUIRED_SENT between them (22: the agent key at
+# 80x24, the lists, the tool and agent forms, a rental; 15: the short-of-funds key at 60x18 with
+# hostile account data, the web call, the wizard's every step). A third (13: the agent key at
+# 132x43) reached nothing they do not and cost 29 s of CPU of the run's 76 s: the suite must finish
+# in ten minutes on two cores. Wide terminals stay in `make soak` and the 120x36 snapshots.
+BOUNDED_SEEDS = (22, 15)
 EVENTS_PER_SEED = 330
 
 # What a bounded run must reach (the union over its seeds).
