@@ -134,13 +134,21 @@ class HostileSocket:
 
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
+        self._stop = stop = asyncio.Event()
 
         async def handler(ws: ServerConnection) -> None:
             peer = Peer(ws, self)
             self.peers.append(peer)
-            with contextlib.suppress(ConnectionClosed):
-                await self.behaviour(peer)
+            # A behaviour waiting for a turn or a hang-up that never comes (the client just closed)
+            # ends when the server does: the server waits for its handlers, and the thread's join
+            # waited its whole 30 s for one (a test took 31 s for 1 s of work).
+            behaving = asyncio.ensure_future(self.behaviour(peer))
+            stopping = asyncio.ensure_future(stop.wait())
+            await asyncio.wait({behaving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            behaving.cancel()
+            with contextlib.suppress(ConnectionClosed, asyncio.CancelledError):
+                await behaving
 
         async with serve(handler, "127.0.0.1", 0, max_size=None, compression=None) as server:
             self.port = next(iter(server.sockets)).getsockname()[1]
