@@ -28,7 +28,7 @@ from vap_console.api.models import AgentLimits
 from vap_console.api.models.calls import PlacedCall, e164_problem
 from vap_console.tui import untrusted
 from vap_console.tui.failures import describe_error
-from vap_console.tui.screens.dialog import Confirm, Dialog, DialogBox, confirm_then
+from vap_console.tui.screens.dialog import Confirm, Dialog, DialogBox, billed_call_keys, confirm_then
 from vap_console.tui.screens.webcall import rate_line
 from vap_console.tui.widgets.field_error import FieldError
 
@@ -142,11 +142,8 @@ class PlaceCallDialog(Dialog[CallRequest | None]):
 
 class PlaceCallConfirm(Confirm):
     LABEL = "Place a billed call"
-    BINDINGS = [
-        Binding("escape,n", "answer(False)", "Cancel", id="placecall.no", tooltip="Place no call"),
-        Binding("y", "answer(True)", "Place billed call", id="placecall.yes",
-                tooltip="Place the call: billed once answered, holds a call slot"),
-    ]
+    BINDINGS = billed_call_keys(("placecall.no", "Place no call"), (
+        "placecall.yes", "Place billed call", "Place the call: billed once answered, holds a call slot"))
 
     def __init__(self, request: CallRequest, limits: AgentLimits | None) -> None:
         super().__init__(

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, TypeVar
 from rich.text import Text, TextType
 from textual import events, on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
@@ -81,6 +81,15 @@ def _docked_at_bottom(widget: Widget) -> bool:
 
 
 # --- yes or no ---
+
+
+def billed_call_keys(no: tuple[str, str], yes: tuple[str, str, str]) -> list[BindingType]:
+    """The two keys of a confirm before a billed call: Esc or n starts nothing, y starts it.
+    ``no``: (keymap id, tooltip); ``yes``: (keymap id, what the key says, tooltip)."""
+    return [
+        Binding("escape,n", "answer(False)", "Cancel", id=no[0], tooltip=no[1]),
+        Binding("y", "answer(True)", yes[1], id=yes[0], tooltip=yes[2]),
+    ]
 
 
 class Confirm(Dialog[bool]):

@@ -3,12 +3,10 @@ call ended, with what to do next."""
 
 from __future__ import annotations
 
-from textual.binding import Binding
-
 from vap_console.api.conversation import Conversation
 from vap_console.api.models import AgentLimits
 from vap_console.api.realtime import LineDropped
-from vap_console.tui.screens.dialog import Confirm
+from vap_console.tui.screens.dialog import Confirm, billed_call_keys
 from vap_console.tui.screens.webcall import rate_line, slots_line
 
 COST_NOTE = ("The call is billed from the moment the agent answers until it ends (Esc or Hang up ends it), "
@@ -20,11 +18,8 @@ class TalkConfirm(Confirm):
     """Asked before every call from the Talk screen (Call again asks again): what it costs."""
 
     LABEL = "Talk to an agent"
-    BINDINGS = [
-        Binding("escape,n", "answer(False)", "Cancel", id="talk.cancel", tooltip="Start no call"),
-        Binding("y", "answer(True)", "Start billed call", id="talk.start",
-                tooltip="Start the call: billed from when the agent answers, holds a call slot"),
-    ]
+    BINDINGS = billed_call_keys(("talk.cancel", "Start no call"), (
+        "talk.start", "Start billed call", "Start the call: billed from when the agent answers, holds a call slot"))
 
     def __init__(self, agent_label: str, limits: AgentLimits | None) -> None:
         super().__init__(f"{COST_NOTE} {rate_line(limits)}\n\n{slots_line(limits)}",
