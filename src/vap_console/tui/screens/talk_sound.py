@@ -23,6 +23,7 @@ from vap_console.api.audio import AudioTape, Player, SilentPlayer
 from vap_console.api.conversation import Conversation
 from vap_console.api.realtime import AgentSocket
 from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio
+from vap_console.literal import clean
 from vap_console.local_files import call_audio_name
 from vap_console.tui.widgets.talk import SoundLine
 
@@ -146,6 +147,9 @@ class TalkSound(Screen[None]):
         try:
             self.tape.save(path)
         except OSError as exc:
-            self.notify(f"Could not save the audio to {path}: {exc.strerror or exc}", severity="error")
+            # The path holds the folder's and the call id's text, the reason the system's: both shown
+            # through the one untrusted-text path, whichever app shows the toast.
+            self.notify(f"Could not save the audio to {clean(str(path))}: {clean(str(exc.strerror or exc))}",
+                        severity="error")
             return
-        self.notify(f"Saved {self.tape.seconds:.1f} s of the agent's audio to {path}", timeout=6)
+        self.notify(f"Saved {self.tape.seconds:.1f} s of the agent's audio to {clean(str(path))}", timeout=6)
