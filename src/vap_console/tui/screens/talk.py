@@ -91,7 +91,7 @@ class TalkScreen(TalkSound):
     TalkScreen #talk-head { height: 1; padding: 0 1; }
     TalkScreen #sound { display: none; }
     TalkScreen #sound.-shown { display: block; }
-    TalkScreen #talk-title { width: 1fr; text-style: bold; }
+    TalkScreen #talk-title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
     /* Under 100 columns the slots (said in the confirm) give way to the answer times. */
     TalkScreen.-narrow #slots { display: none; }
     TalkScreen #talk-end { height: auto; display: none; background: $warning 20%;
