@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 from textual import on, work
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer, TimerCallback
 
 from vap_console.api.audio import AudioTape, Player, SilentPlayer
 from vap_console.api.conversation import Conversation
@@ -25,6 +26,7 @@ from vap_console.api.realtime import AgentSocket
 from vap_console.audio_stream import TALK_NO_DEVICE, MicStream, TalkAudio
 from vap_console.literal import clean
 from vap_console.local_files import call_audio_name
+from vap_console.tui.frame_timer import paced_set_interval
 from vap_console.tui.widgets.talk import SoundLine
 
 if TYPE_CHECKING:
@@ -61,6 +63,13 @@ class TalkSound(Screen[None]):
     _want_sound: bool
     _leaving: bool
     _open_mic: bool
+
+    def set_interval(self, interval: float, callback: TimerCallback | None = None, *, name: str | None = None,
+                     repeat: int = 0, pause: bool = False) -> Timer:
+        # The screen's update timer without a wake a frame after each frame drawn (frame_timer.py):
+        # during a call the screen changes a dozen times a second.
+        paced = None if repeat else paced_set_interval(self, interval, callback, name=name, pause=pause)
+        return paced or super().set_interval(interval, callback, name=name, repeat=repeat, pause=pause)
 
     class AudioReady(Message):
         def __init__(self, sound: TalkAudio) -> None:
