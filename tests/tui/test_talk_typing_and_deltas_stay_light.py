@@ -160,6 +160,21 @@ async def test_a_key_typed_in_talk_repaints_only_the_typing_row() -> None:
             assert "hours" in pilot.app.export_screenshot()  # the keys themselves were drawn
 
 
+async def test_the_typing_box_keeps_a_steady_cursor_while_the_person_listens() -> None:
+    # A blinking cursor was the one thing that changed on the screen between the agent's words: a
+    # wake and a repaint twice a second for as long as the call lasted. The cursor shows, and
+    # stays still until something changes.
+    app = Talkish()
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = app.query_one(SayBox)
+        box.focus()
+        await pilot.press(*"hi")
+        await until(pilot, lambda: box.value == "hi")
+        await quiet(pilot)
+        assert box._cursor_visible and box.has_focus
+        assert box._blink_timer is not None and not box._blink_timer._active.is_set()  # nothing to wake it
+
+
 async def test_what_the_console_made_before_a_call_is_out_of_the_collectors_sight() -> None:
     # A full garbage collection during a call walked every object alive (the console, the lists
     # under the Talk screen): 16-22 ms on the UI loop at a time, as words arrived. Once the call

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.cache import LRUCache
 from textual.containers import Vertical
@@ -368,6 +368,12 @@ class SayBox(Input):
     set without a layout (the repaint that shows the key is the value's own)."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # A steady cursor: while a person listens to the agent, a blinking one was the screen's
+        # only change between words, a wake and a repaint twice a second for the whole call.
+        self.cursor_blink = False
 
     def on_input_changed(self, event: Input.Changed) -> None:
         # Nothing above the box reads its every key: the message ends here instead of waking the
