@@ -161,6 +161,9 @@ def test_a_10_mb_answer_is_not_read_past_the_cap(vap: Vap, hook: Webhook, route:
     assert answer["overCap"] and answer["bodyCut"]
     assert len(answer["body"]) <= 16 * 1024 and len(result.out) < 64 * 1024
     assert "an answer of at most 1 MiB" in result.err
+    # On a terminal: what was not read whole is not called JSON or not JSON.
+    shown = vap("tools", "try", "huge").out
+    assert "not read as JSON, over the 1,048,576-byte read cap: not read whole" in shown and "not JSON" not in shown
 
 
 def test_escape_sequences_in_the_answer_are_shown_not_run(vap: Vap, hook: Webhook) -> None:

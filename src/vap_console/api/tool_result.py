@@ -55,6 +55,12 @@ class TryResult:
         cut = len(text) > SHOWN_BODY or self.answer.over_cap
         return self.request.mask(text[:SHOWN_BODY]), cut
 
+    def body_shape(self) -> str:
+        """What the body was read as: one over the read cap was not read whole, so not as JSON either."""
+        if self.answer is not None and self.answer.over_cap:
+            return "not read as JSON"
+        return "JSON" if self.is_json else "not JSON"
+
     def verdict(self) -> str:
         name = self.tool.name
         if self.answer is None:

@@ -319,7 +319,7 @@ def _show(session: Session, result: TryResult) -> None:
     pairs += [(f"answer {name}", mask(value)) for name, value in answer.headers]
     body, cut = result.body_text()
     if answer.status is not None:
-        shape = "JSON" if result.is_json else "not JSON"
+        shape = result.body_shape()
         more = f", over the {TOOL_ANSWER.high:,}-byte read cap: not read whole" if answer.over_cap \
             else ", cut for showing" if cut else ""
         pairs.append(("answer body", f"{answer.size:,} bytes, {shape}{more}"))

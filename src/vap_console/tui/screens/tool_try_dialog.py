@@ -100,7 +100,7 @@ def result_text(result: TryResult, *, body_lines: int = BODY_LINES) -> Text:
                                    style="green" if result.ok else "red"))
     body, cut = result.body_text()
     if answer.status is not None:
-        shape = "JSON" if result.is_json else "not JSON"
+        shape = result.body_shape()
         out.append(f"\nBody     {answer.size:,} bytes, {shape}", style="bold")
         lines = body.splitlines()
         if lines:
