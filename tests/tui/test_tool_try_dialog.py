@@ -156,6 +156,23 @@ async def test_a_slow_webhook_is_drawn_against_its_timeout_and_its_text_shown_li
         assert not any(ch in result for ch in "\x1b\x07\x00\x9b")
 
 
+@pytest.mark.parametrize("route", ["/huge", "/huge-declared"])
+async def test_an_answer_over_the_read_cap_is_said_to_be_not_read_whole(hook: Webhook, route: str) -> None:
+    # Found by hand: a 5 MB JSON answer read "not JSON", and "cut for showing; c copies" followed
+    # a body of which nothing was read (its Content-Length alone was over the cap).
+    console = build_console(start_screen="tools")
+    await add_tool(console, "huge", hook.url + route)
+    async with console.app.run_test(size=SIZE) as pilot:
+        dialog = await open_try(pilot, "huge")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: answered(dialog))
+        result = shown(dialog, "#try-result")
+        assert "bytes, not read as JSON, over the 1,048,576-byte read cap: not read whole" in result
+        assert "not JSON" not in result
+        # The first 16 KiB that were read are shown and can be copied; of nothing read, nothing is said.
+        assert ("cut for showing" in result) == (route == "/huge")
+
+
 async def test_at_80x24_the_answer_is_scrolled_into_view_with_the_buttons(hook: Webhook) -> None:
     console = build_console(start_screen="tools")
     await add_tool(console, "aa_small", hook.url + "/ok/{doctor}?s={slot}&r={room}&w={ward}",

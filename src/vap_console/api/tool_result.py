@@ -55,11 +55,15 @@ class TryResult:
         cut = len(text) > SHOWN_BODY or self.answer.over_cap
         return self.request.mask(text[:SHOWN_BODY]), cut
 
-    def body_shape(self) -> str:
-        """What the body was read as: one over the read cap was not read whole, so not as JSON either."""
-        if self.answer is not None and self.answer.over_cap:
-            return "not read as JSON"
-        return "JSON" if self.is_json else "not JSON"
+    def body_summary(self) -> str:
+        """The body's size and what it was read as. One over the read cap was not read whole (not
+        at all when its Content-Length said so), so it is not called JSON or not JSON either."""
+        answer = self.answer
+        assert answer is not None
+        if answer.over_cap:
+            cap = TOOL_ANSWER.high
+            return f"{answer.size:,} bytes, not read as JSON, over the {cap:,}-byte read cap: not read whole"
+        return f"{answer.size:,} bytes, {'JSON' if self.is_json else 'not JSON'}"
 
     def verdict(self) -> str:
         name = self.tool.name

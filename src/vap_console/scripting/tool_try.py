@@ -302,8 +302,6 @@ def _report(session: Session, results: list[TryResult], every: bool) -> None:
 
 
 def _show(session: Session, result: TryResult) -> None:
-    from vap_console.api.limits import TOOL_ANSWER
-
     answer = result.answer
     assert answer is not None
     mask = result.request.mask
@@ -319,10 +317,8 @@ def _show(session: Session, result: TryResult) -> None:
     pairs += [(f"answer {name}", mask(value)) for name, value in answer.headers]
     body, cut = result.body_text()
     if answer.status is not None:
-        shape = result.body_shape()
-        more = f", over the {TOOL_ANSWER.high:,}-byte read cap: not read whole" if answer.over_cap \
-            else ", cut for showing" if cut else ""
-        pairs.append(("answer body", f"{answer.size:,} bytes, {shape}{more}"))
+        more = ", cut for showing" if cut and not answer.over_cap else ""
+        pairs.append(("answer body", result.body_summary() + more))
     emit_pairs(session, pairs)
     if body:
         # The webhook's text, shown literally: control characters visible, never run.

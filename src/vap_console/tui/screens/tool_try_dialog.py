@@ -100,13 +100,12 @@ def result_text(result: TryResult, *, body_lines: int = BODY_LINES) -> Text:
                                    style="green" if result.ok else "red"))
     body, cut = result.body_text()
     if answer.status is not None:
-        shape = result.body_shape()
-        out.append(f"\nBody     {answer.size:,} bytes, {shape}", style="bold")
+        out.append(f"\nBody     {result.body_summary()}", style="bold")
         lines = body.splitlines()
         if lines:
             out.append("\n")
             out.append_text(untrusted.text("\n".join(lines[:body_lines])))
-        if cut or len(lines) > body_lines:
+        if lines and (cut or len(lines) > body_lines):
             out.append("\n… (cut for showing; c copies up to 16 KiB)", style="dim")
     if result.outputs:
         out.append("\nOutputs → variables", style="bold")
