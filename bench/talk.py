@@ -10,7 +10,11 @@ second, a delta each: about two minutes), so that p99 is not one sample: of 300,
 is the 297th, with three slower ones above it (of the 75 deltas of 30 s it was the slowest one):
 
 - CPU: this process's CPU time over the wall time, as a share of one core;
-- key presses: a letter typed into the box every 250 ms, from the press to the box showing it;
+- key presses: a letter typed into the box every 250 ms, from the press to the box showing it.
+  The letters make a line, as a person types one, until the agent stops and a line is sent (the
+  box is then empty again). Until issue 34's third pass the bench emptied the box after each
+  letter, a second repaint per key that no person makes; ``VAP_BENCH_TALK_CLEAR_EACH_KEY=1`` still
+  does, to compare with figures taken that way;
 - deltas on screen: from each transcript.delta's arrival (parsed off the socket) to the first
   screen refresh after the transcript took it (``call_after_refresh``); every delta counts, also
   one drawn in the same redraw as a later one (it waited longer);
@@ -35,6 +39,8 @@ from bench._table import print_table
 
 SECONDS = float(os.environ.get("VAP_BENCH_TALK_SECONDS", "30"))
 DELTAS = int(os.environ.get("VAP_BENCH_TALK_DELTAS", "300"))
+CLEAR_EACH_KEY = os.environ.get("VAP_BENCH_TALK_CLEAR_EACH_KEY") == "1"
+LINE = 80  # letters typed before the box is emptied, if the agent has not stopped by then
 LONGEST = 900  # seconds a call may last on the sandbox child: longer than any run
 LONG = ("please tell me everything about the opening times on weekends and whether i can bring my "
         "child along for a checkup next week and what it will cost")
@@ -135,18 +141,23 @@ async def _run(seconds: float, enough: int = DELTAS) -> dict[str, Any]:
             changed = asyncio.Event()
             screen.watch(box, "value", lambda _: changed.set(), init=False)
             rss: list[float] = []
+            longest = 0  # the longest line typed
             cpu0, wall0 = time.process_time(), time.monotonic()
             while (time.monotonic() - wall0 < seconds or len(deltas) < enough) and not screen.ended:
                 if not screen.talk.speaking and screen.talk.live is None:
                     box.value = LONG
                     await pilot.press("enter")
+                elif len(box.value) >= LINE:
+                    box.value = ""  # a line's worth typed (the box's cap is far off): a new one
                 changed.clear()
                 pressed = time.monotonic()
                 # As a terminal's key arrives: a Key event to the app, then to the focused box.
                 app.post_message(events.Key("x", "x"))
                 await changed.wait()
                 keys.append(time.monotonic() - pressed)
-                box.value = ""
+                longest = max(longest, len(box.value))
+                if CLEAR_EACH_KEY:
+                    box.value = ""
                 rss.append(_rss_mib())
                 await asyncio.sleep(0.25)
             cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
@@ -159,7 +170,7 @@ async def _run(seconds: float, enough: int = DELTAS) -> dict[str, Any]:
         proc.kill()
         proc.wait()
     quarter = max(1, len(rss) // 4)
-    return {"cpu": cpu / wall, "wall": wall, "keys": keys, "deltas": deltas, "frames": frames,
+    return {"cpu": cpu / wall, "wall": wall, "keys": keys, "deltas": deltas, "frames": frames, "line": longest,
             "rss_start": statistics.median(rss[:quarter]), "rss_end": statistics.median(rss[-quarter:])}
 
 
@@ -169,7 +180,8 @@ def main() -> bool:
     growth = got["rss_end"] - got["rss_start"]
     return print_table(
         f"The Talk screen while the agent streams ({got['wall']:.0f} s, {got['frames']} audio frames, "
-        f"{len(got['deltas'])} deltas, {len(got['keys'])} key presses; load {os.getloadavg()[0]:.1f})",
+        f"{len(got['deltas'])} deltas, {len(got['keys'])} key presses"
+        f"{', the box emptied after each' if CLEAR_EACH_KEY else ''}; load {os.getloadavg()[0]:.1f})",
         [
             ("CPU, audio off", f"{got['cpu'] * 100:.1f} % of a core", "< 5 %", got["cpu"] < 0.05),
             ("key press to screen p50 / p99", f"{_p(got['keys'], 0.5) * 1000:.1f} / {key99:.1f} ms", "p99 < 50 ms",
