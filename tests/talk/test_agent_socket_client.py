@@ -293,3 +293,69 @@ async def test_frames_that_come_apart_are_read_without_extra_pauses(monkeypatch)
                 seen.append(event)
     assert len(seen) == 40 and all(isinstance(e, OutputAudioDelta) for e in seen)
     assert pauses == []
+
+
+class Flood:
+    """A server's flood: a frame ready at every recv, never waited for, until stopped."""
+
+    def __init__(self) -> None:
+        self.read = 0
+        self.stopped = False
+
+    async def recv(self) -> str:
+        import websockets
+        from websockets.frames import Close
+
+        if self.stopped:
+            raise websockets.ConnectionClosed(Close(1000, ""), None)
+        self.read += 1
+        return '{"type": "error", "code": "bad_frame", "message": "Could not parse that."}'
+
+    async def send(self, message: str) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_under_a_flood_the_reader_stands_aside_for_a_keys_whole_way(monkeypatch) -> None:
+    # A key reaches its binding through a chain of message hops (terminal, app, screen, box, and
+    # back up to the screen), each a turn of the loop. A pause of one turn after each 10 ms of
+    # frames moved the key one hop on: in a terminal under a flood, Esc took 0.4-0.65 s to reach
+    # the hang-up. The reader now stands aside long enough for the whole chain to run at once.
+    import asyncio
+    import types
+
+    from vap_console.api import realtime
+
+    pauses: list[float] = []
+    began = asyncio.Event()
+
+    async def sleep(delay: float) -> None:
+        pauses.append(delay)
+        began.set()
+        await asyncio.sleep(delay)
+
+    monkeypatch.setattr(realtime, "asyncio", types.SimpleNamespace(**{**vars(asyncio), "sleep": sleep}))
+    flood = Flood()
+
+    async def connect(url: str) -> Flood:
+        return flood
+
+    paused_before_done: list[int] = []
+
+    async def key_on_its_way() -> None:
+        await began.wait()  # the flood has begun: the reader stands aside for the first time
+        for _ in range(12):  # twelve hops, each a turn of the loop
+            await asyncio.sleep(0)
+        paused_before_done.append(len(pauses))
+        flood.stopped = True
+
+    async with realtime.AgentSocket("ws://127.0.0.1:1/v1/agent/connect?token=wct_x", connect=connect) as call:
+        chain = asyncio.create_task(key_on_its_way())
+        with pytest.raises(LineDropped):  # the flood ends in a close with no session.closed
+            async for _event in call.events():
+                pass
+        await chain
+    assert flood.read > 100  # a flood it was
+    assert paused_before_done == [1]  # all twelve hops ran while the reader stood aside once

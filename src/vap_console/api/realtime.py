@@ -58,8 +58,12 @@ MAX_DEPTH = 32
 # After session.close, how long to wait for session.closed before closing the socket ourselves
 # (the vendor's Node client waits 2 s).
 HANGUP_WAIT = 5.0
-# Seconds of frames read in a row before the reader lets the rest of its loop run.
+# Seconds of frames read in a row before the reader lets the rest of its loop run, and for how
+# long it then stands aside. A pause of one loop turn (sleep(0)) moved a key one message hop on
+# (terminal, app, screen, box, back up to the screen's binding): under a flood Esc took 0.4-0.65 s
+# to reach the hang-up and a second to show. Standing aside briefly lets every hop run.
 YIELD_EVERY = 0.01
+FLOOD_PAUSE = 0.003
 # A recv that took longer than this waited for its frame (one already queued takes microseconds).
 WAITED = 0.001
 CLOSED_REASONS = {
@@ -463,7 +467,7 @@ class AgentSocket:
                 # Frames already queued are handed over without a pause: every few milliseconds
                 # let the loop run, so a flood cannot keep a key (Esc's hang-up) from being handled.
                 if time.monotonic() - yielded > YIELD_EVERY:
-                    await asyncio.sleep(0)
+                    await asyncio.sleep(FLOOD_PAUSE)
                     yielded = time.monotonic()
         except websockets.ConnectionClosed as closed:
             if closed.sent is not None and closed.sent.code == CLOSE_TOO_BIG:
