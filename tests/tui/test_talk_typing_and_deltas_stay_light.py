@@ -5,6 +5,8 @@ that adds no line draws only the lines of the turn arriving, not every line in v
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from textual.app import App, ComposeResult
 from textual.widgets import Input
 
@@ -173,6 +175,41 @@ async def test_the_typing_box_keeps_a_steady_cursor_while_the_person_listens() -
         await quiet(pilot)
         assert box._cursor_visible and box.has_focus
         assert box._blink_timer is not None and not box._blink_timer._active.is_set()  # nothing to wake it
+
+
+async def test_a_line_the_person_said_over_and_over_is_wrapped_once() -> None:
+    # A server flooding the person's transcripts while the agent talks brought twenty new held
+    # lines to each redraw, each wrapped anew (~15 ms a redraw, ten a second): Esc waited behind
+    # them. The same words said again are drawn from the first one's lines.
+    from textual.visual import Visual
+
+    app = Talkish()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(TranscriptView)
+        view.show_live(Turn("assistant", "Let me tell you"))
+        await quiet(pilot)
+        wrapped: list[str] = []
+        own = Visual.to_strips
+
+        def to_strips(widget, visual, *args, **kwargs):  # type: ignore[no-untyped-def]
+            wrapped.append(str(visual))
+            return own(widget, visual, *args, **kwargs)
+
+        Visual.to_strips = staticmethod(to_strips)  # type: ignore[method-assign]
+        try:
+            for _ in range(3):  # three redraws, each with twenty new lines heard
+                view.show_live(Turn("assistant", "Let me tell you"), [Turn("user", "hello?") for _ in range(20)])
+            view.show_live(Turn("assistant", "Let me tell you"), [Turn("user", "and another")])
+            settled = SimpleNamespace(turns=[Turn("user", "hello?") for _ in range(150)])
+            view.show_turns(settled, 150)  # settled as they came: 150 in one redraw
+        finally:
+            Visual.to_strips = own  # type: ignore[method-assign]
+        assert sum("hello?  ⧗" in text for text in wrapped) == 1  # held
+        assert sum(text.endswith("hello?") for text in wrapped) == 1  # settled
+        assert sum("and another" in text for text in wrapped) == 1  # other words still get lines of their own
+        assert view.lines.count("You: hello?") == 150
+        # The last redraw's held line is the one shown waiting, after the settled ones.
+        assert "and another" in view.lines[-1] and not any("hello?  ⧗" in line for line in view.lines)
 
 
 async def test_what_the_console_made_before_a_call_is_out_of_the_collectors_sight() -> None:

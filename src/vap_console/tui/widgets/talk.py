@@ -123,6 +123,8 @@ class TranscriptView(ScrollView, can_focus=True):
         self._starts: list[int] = []  # the first line of each block, the live one last
         self._width = 0
         self._strips: LRUCache[tuple[int, int], list[Strip]] = LRUCache(self.CACHED)
+        # Recent paragraphs by what they say, so one said again is wrapped once (_turn_block).
+        self._said: LRUCache[tuple[object, ...], tuple[Content, int]] = LRUCache(8)
         self._line_style: Style | None = None  # while a pass draws lines (render_lines)
         # What the last refresh drew: each paragraph (id, version), where each starts, the size.
         self._drawn: tuple[list[tuple[int, int]], list[int], Size] = ([], [], Size(0, 0))
@@ -136,7 +138,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if new > 0:
             fresh = list(talk.turns)[-new:] if new <= len(talk.turns) else list(talk.turns)
             for turn in fresh:
-                self._blocks.append(_Block(turn_content(turn), indent=2 if turn.role == "user" else 0))
+                self._blocks.append(self._turn_block(turn))
                 self._turns += 1
             self._shown = settled_total
             self._trim()
@@ -153,7 +155,7 @@ class TranscriptView(ScrollView, can_focus=True):
         if len(held) != len(self._held) or any(b.turn is not t for b, t in zip(self._held, held, strict=True)):
             # A held turn is settled text: its block is made once and kept while it is held.
             known = {id(b.turn): b for b in self._held}
-            self._held = [known.get(id(t)) or _Block(self._waiting(t), indent=2, turn=t) for t in held]
+            self._held = [known.get(id(t)) or self._turn_block(t, held=True) for t in held]
         if turn is None:
             if self._live is None:
                 self._laid_out(follow)
@@ -191,6 +193,23 @@ class TranscriptView(ScrollView, can_focus=True):
                 self._keyed[key] = block
             self._trim()
         self._laid_out(follow)
+
+    def _turn_block(self, turn: Turn, *, held: bool = False) -> _Block:
+        """A settled turn's paragraph, or (``held``) a line the person said while the agent's turn
+        arrives. A turn that says what a recent one said shares its content and version, so its
+        lines are wrapped once: a server flooding the person's words brought about 150 new turns
+        and 20 held lines to each redraw, each wrapped anew (~50 ms of CPU a redraw, ten a
+        second), and Esc waited behind them."""
+        key = (held, turn.role, turn.text, turn.answer_ms, turn.interrupted_at, turn.cut_off)
+        indent = 2 if held or turn.role == "user" else 0
+        made = self._said.get(key)
+        if made is None:
+            block = _Block(self._waiting(turn) if held else turn_content(turn), indent=indent,
+                           turn=turn if held else None)
+            self._said[key] = (block.content, block.version)
+            return block
+        content, version = made
+        return _Block(content, indent=indent, turn=turn if held else None, version=version)
 
     @staticmethod
     def _waiting(turn: Turn) -> Content:
