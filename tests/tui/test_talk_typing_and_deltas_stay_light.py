@@ -133,10 +133,13 @@ async def test_a_key_typed_wakes_nothing_above_the_box() -> None:
     assert heard == []
 
 
-async def test_a_key_typed_in_talk_repaints_only_the_typing_row() -> None:
+async def test_a_key_typed_in_talk_repaints_only_the_typing_box() -> None:
     # Textual repaints a region by drawing every widget whose container overlaps it, each of its
     # lines. With the transcript, the status line and the key bar straight on the screen, a key
-    # typed drew them all again; each in a box of its own, none of them is drawn.
+    # typed drew them all again, and the Hang up button beside the box too; each in a box of its
+    # own, none of them is drawn.
+    from textual.widgets import Button
+
     from tests.tui.talk_console import talk_console
     from vap_console.tui.widgets.key_bar import KeyBar
     from vap_console.tui.widgets.status_bar import StatusBar
@@ -147,7 +150,8 @@ async def test_a_key_typed_in_talk_repaints_only_the_typing_row() -> None:
             await console.greeted(pilot)
             await quiet(pilot, workers=False)  # the call's worker runs on
             drawn: list[str] = []
-            for widget in (screen.transcript, screen.query_one(KeyBar), screen.query_one(StatusBar)):
+            for widget in (screen.transcript, screen.query_one(KeyBar), screen.query_one(StatusBar),
+                           screen.query_one("#hang-up", Button)):
                 own, kind = widget.render_lines, type(widget).__name__
 
                 def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]

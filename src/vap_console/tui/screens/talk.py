@@ -104,6 +104,7 @@ class TalkScreen(TalkSound):
     TalkScreen #talk-say-row { height: 3; }
     TalkScreen #say { width: 1fr; }
     TalkScreen #hang-up { min-width: 12; }
+    TalkScreen #hang-up-box { width: auto; height: 3; }
     """
     BINDINGS = [
         Binding("escape", "hang_up", "Hang up", id="talk.hangup", tooltip="End the call (session.close)"),
@@ -197,7 +198,8 @@ class TalkScreen(TalkSound):
             yield TranscriptView(id="transcript")
         with ScreenPart(id="talk-say"), Horizontal(id="talk-say-row"):
             yield SayBox(placeholder="Type what to say, then Enter", id="say", max_length=TYPED_TURN.high)
-            yield Button("Hang up", id="hang-up", variant="error")
+            with ScreenPart(id="hang-up-box"):  # a key typed in the box does not draw the button again
+                yield Button("Hang up", id="hang-up", variant="error")
 
     def on_mount(self) -> None:
         self._timer = self.query_one(BilledTimer)
