@@ -26,6 +26,16 @@ class Talkish(App[None]):
         yield SayBox(id="say")
 
 
+async def typed(pilot, text: str) -> SayBox:  # type: ignore[no-untyped-def]
+    """``text`` typed into the focused box, and everything it set off handled."""
+    box = pilot.app.query_one(SayBox)
+    box.focus()
+    await pilot.press(*text)
+    await until(pilot, lambda: box.value == text)
+    await quiet(pilot)
+    return box
+
+
 def counting_layouts(app: App[None]) -> list[int]:
     laid: list[int] = []
     screen = app.screen
@@ -125,11 +135,7 @@ async def test_a_key_typed_wakes_nothing_above_the_box() -> None:
 
     app = Listening()
     async with app.run_test(size=(80, 24)) as pilot:
-        box = app.query_one(SayBox)
-        box.focus()
-        await pilot.press(*"hours")
-        await until(pilot, lambda: box.value == "hours")
-        await quiet(pilot)
+        await typed(pilot, "hours")
     assert heard == []
 
 
@@ -172,11 +178,7 @@ async def test_the_typing_box_keeps_a_steady_cursor_while_the_person_listens() -
     # stays still until something changes.
     app = Talkish()
     async with app.run_test(size=(80, 24)) as pilot:
-        box = app.query_one(SayBox)
-        box.focus()
-        await pilot.press(*"hi")
-        await until(pilot, lambda: box.value == "hi")
-        await quiet(pilot)
+        box = await typed(pilot, "hi")
         assert box._cursor_visible and box.has_focus
         assert box._blink_timer is not None and not box._blink_timer._active.is_set()  # nothing to wake it
 

@@ -57,6 +57,14 @@ def answered(dialog: ToolTryDialog) -> bool:
     return "Answer" in shown(dialog, "#try-result")
 
 
+async def tried(pilot: Pilot, name: str) -> str:
+    """The Try dialog of ``name`` opened and sent: what it shows of the answer."""
+    dialog = await open_try(pilot, name)
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: answered(dialog))
+    return shown(dialog, "#try-result")
+
+
 async def test_an_argument_typed_goes_out_and_the_outputs_are_checked(hook: Webhook) -> None:
     console = build_console(start_screen="tools")
     await add_tool(console, "aa_lookup", hook.url + "/ok/{doctor}",
@@ -140,18 +148,12 @@ async def test_a_slow_webhook_is_drawn_against_its_timeout_and_its_text_shown_li
     await add_tool(console, "aa_slow", hook.url + "/slow", timeoutMs=300)
     await add_tool(console, "ab_hostile", hook.url + "/hostile", outputs=[{"name": "h_name", "path": "data.name"}])
     async with console.app.run_test(size=SIZE) as pilot:
-        dialog = await open_try(pilot, "aa_slow")
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: answered(dialog))
-        result = shown(dialog, "#try-result")
+        result = await tried(pilot, "aa_slow")
         assert "no complete answer within 300 ms (timeoutMs)" in result
         assert "█" * 24 + "  " in result and "ms of 300 ms (timeoutMs)" in result  # the whole bar: all used
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(pilot.app.screen, ToolTryDialog))
-        dialog = await open_try(pilot, "ab_hostile")
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: answered(dialog))
-        result = shown(dialog, "#try-result")
+        result = await tried(pilot, "ab_hostile")
         assert "✔ h_name ← data.name" in result
         assert not any(ch in result for ch in "\x1b\x07\x00\x9b")
 
@@ -163,10 +165,7 @@ async def test_an_answer_over_the_read_cap_is_said_to_be_not_read_whole(hook: We
     console = build_console(start_screen="tools")
     await add_tool(console, "huge", hook.url + route)
     async with console.app.run_test(size=SIZE) as pilot:
-        dialog = await open_try(pilot, "huge")
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: answered(dialog))
-        result = shown(dialog, "#try-result")
+        result = await tried(pilot, "huge")
         assert "bytes, not read as JSON, over the 1,048,576-byte read cap: not read whole" in result
         assert "not JSON" not in result
         # The first 16 KiB that were read are shown and can be copied; of nothing read, nothing is said.
