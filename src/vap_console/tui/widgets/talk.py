@@ -329,6 +329,13 @@ class TranscriptView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._rewrap(self.scrollable_content_region.width)
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        # A theme chosen (ctrl+p) or a style changed: the lines kept were drawn in the old colours
+        # (every paragraph on screen stayed in the theme it was first drawn in).
+        self._strips.clear()
+        self.refresh()
+
     def render_lines(self, crop: Region) -> list[Strip]:
         # The lines drawn in one pass share the widget's style: worked out once, not per line (it
         # walks every ancestor's styles; a new paragraph redraws all thirty lines in view).
