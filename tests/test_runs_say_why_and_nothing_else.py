@@ -4,6 +4,7 @@ and no Hypothesis property that fails because the machine was busy."""
 from __future__ import annotations
 
 import ast
+import gc
 import shutil
 import subprocess
 from pathlib import Path
@@ -59,6 +60,12 @@ def test_every_skip_in_the_suite_carries_its_reason() -> None:
 
 def test_no_property_fails_for_a_slow_machine() -> None:
     assert settings.default.deadline is None
+
+
+def test_a_test_process_collects_its_garbage_without_walking_its_heap_every_few_tests() -> None:
+    # tests/conftest.py says what the default thresholds cost (a fifth of a console test's CPU).
+    young, _, full = gc.get_threshold()
+    assert young >= 10_000 and full >= 100
 
 
 # A worker whose full garbage collections are slow (a big heap on a busy machine), made slow on
