@@ -358,4 +358,6 @@ async def test_under_a_flood_the_reader_stands_aside_for_a_keys_whole_way(monkey
                 pass
         await chain
     assert flood.read > 100  # a flood it was
-    assert paused_before_done == [1]  # all twelve hops ran while the reader stood aside once
+    # All twelve hops ran while the reader stood aside once (a pause of one loop turn took
+    # thirteen); two or three if the machine took the core away in the middle of a pause.
+    assert len(paused_before_done) == 1 and paused_before_done[0] <= 3
