@@ -60,7 +60,7 @@ MAX_DEPTH = 32
 HANGUP_WAIT = 5.0
 # Seconds of frames read in a row before the reader lets the rest of its loop run, and for how
 # long it then stands aside. A pause of one loop turn (sleep(0)) moved a key one message hop on
-# (terminal, app, screen, box, back up to the screen's binding): under a flood Esc took 0.4-0.65 s
+# (terminal, app, screen, box, back up to the screen's binding): under a flood Esc took 0.25-0.65 s
 # to reach the hang-up and a second to show. Standing aside briefly lets every hop run.
 YIELD_EVERY = 0.01
 FLOOD_PAUSE = 0.003

@@ -4,7 +4,7 @@ Textual draws a screen from a repeating timer (``screen_update``, at most 60 fra
 it pauses once a frame is drawn and resumes when something changes. Its loop sleeps to the next
 frame's time first and looks whether it is paused only after: so every frame drawn costs one more
 wake of the process a frame later, to find nothing to do. Where the screen changes a dozen times a
-second (the Talk screen: keys, words, the blinking cursor) that is a dozen wakes a second, and on a
+second (the Talk screen: keys, words, the billed time) that is a dozen wakes a second, and on a
 virtual machine a wake of the event loop alone costs a few hundred microseconds (``bench/talk.py``).
 
 ``FrameTimer`` waits for the resume instead of sleeping once it is paused. Drawing stays as
