@@ -124,9 +124,10 @@ async def test_the_answers_first_words_are_drawn_at_once_after_it_started() -> N
     assert waits == []
 
 
-async def test_a_key_typed_wakes_nothing_above_the_box() -> None:
+async def test_a_key_typed_wakes_no_message_loop_but_the_boxs_for_the_key() -> None:
     # Input.Changed bubbled from the box to its row, the screen and the app: four message loops
-    # woken for each key, none of which reads it (the Talk screen reads the box on Enter).
+    # woken for each key, none of which reads it (the Talk screen reads the box on Enter). Stopped
+    # at the box, it still took a turn of the box's own loop per key: it is not sent at all.
     heard: list[str] = []
 
     class Listening(Talkish):
@@ -135,8 +136,18 @@ async def test_a_key_typed_wakes_nothing_above_the_box() -> None:
 
     app = Listening()
     async with app.run_test(size=(80, 24)) as pilot:
+        box = app.query_one(SayBox)
+        queued: list[str] = []
+        own = box._message_queue.put_nowait
+
+        def put_nowait(message):  # type: ignore[no-untyped-def]
+            queued.append(type(message).__name__)
+            own(message)
+
+        box._message_queue.put_nowait = put_nowait  # type: ignore[method-assign]
         await typed(pilot, "hours")
     assert heard == []
+    assert "Changed" not in queued and queued.count("Key") == 5
 
 
 async def test_a_key_typed_in_talk_repaints_only_the_typing_box() -> None:

@@ -16,6 +16,7 @@ from textual.cache import LRUCache
 from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import Reactive, reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -401,10 +402,13 @@ class SayBox(Input):
         # only change between words, a wake and a repaint twice a second for the whole call.
         self.cursor_blink = False
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        # Nothing above the box reads its every key: the message ends here instead of waking the
-        # row, the screen and the app in turn (three of the four tasks a key typed woke).
-        event.stop()
+    def post_message(self, message: Message) -> bool:
+        # Nothing reads the box's every change (the Talk screen reads it on Enter): Input.Changed is
+        # not sent at all. Bubbling, it woke the row, the screen and the app in turn; stopped at
+        # the box, it still cost the box's own message loop a turn for every key.
+        if isinstance(message, Input.Changed):
+            return False
+        return super().post_message(message)
 
 
 class SpeakingIndicator(Static):
