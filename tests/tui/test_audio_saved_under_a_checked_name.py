@@ -60,3 +60,20 @@ async def test_ctrl_s_saves_inside_the_folder_whatever_call_id_the_server_gives(
             # Nothing landed where ../../ points, and the call is still on.
             assert sorted(p.name for p in tmp_path.iterdir()) == ["one"]
             assert console.app.is_running and not screen.ended
+
+
+async def test_the_saved_toast_shows_the_folder_literally(tmp_path: Path) -> None:
+    # The folder is the person's, the name part the server's: markup in it is text, and a control
+    # character shows as a visible stand-in, never reaching the terminal.
+    folder = tmp_path / "[bold]loud\x1b[31mred"
+    folder.mkdir()
+    with talk_console() as console:
+        async with console.app.run_test(size=(120, 36)) as pilot:
+            screen = await console.talking(pilot)
+            screen.save_dir = folder
+            await console.play(pilot, 0.5)
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: list(folder.iterdir()) and list(console.app._notifications))
+            said = [n for n in console.app._notifications if "Saved" in n.message]
+            assert said and not said[0].markup
+            assert "[bold]loud␛[31mred" in said[0].message and "\x1b" not in said[0].message

@@ -157,8 +157,9 @@ class TalkSound(Screen[None]):
             self.tape.save(path)
         except OSError as exc:
             # The path holds the folder's and the call id's text, the reason the system's: both shown
-            # through the one untrusted-text path, whichever app shows the toast.
+            # through the one untrusted-text path (controls made visible, no markup), whichever app shows the toast.
             self.notify(f"Could not save the audio to {clean(str(path))}: {clean(str(exc.strerror or exc))}",
-                        severity="error")
+                        severity="error", markup=False)
             return
-        self.notify(f"Saved {self.tape.seconds:.1f} s of the agent's audio to {clean(str(path))}", timeout=6)
+        self.notify(f"Saved {self.tape.seconds:.1f} s of the agent's audio to {clean(str(path))}", timeout=6,
+                    markup=False)
