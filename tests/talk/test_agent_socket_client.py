@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import httpx
 import pytest
@@ -239,7 +240,36 @@ def test_unknown_and_malformed_frames_are_kept_never_fatal() -> None:
     assert isinstance(parse_event('{"type": "session.closed", "reason": "ended"}'), SessionClosed)
 
 
-class Paced:
+class ServerDouble:
+    """A socket whose server takes whatever is sent and closes when asked; ``recv`` is each kind's own."""
+
+    async def send(self, message: str) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+def reader_pauses(monkeypatch: pytest.MonkeyPatch, paused: Any = None) -> list[float]:
+    """Each pause the socket's reader makes, by its length (``paused``: an event set at the first)."""
+    import asyncio
+    import types
+
+    from vap_console.api import realtime
+
+    pauses: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        pauses.append(delay)
+        if paused is not None:
+            paused.set()
+        await asyncio.sleep(delay)
+
+    monkeypatch.setattr(realtime, "asyncio", types.SimpleNamespace(**{**vars(asyncio), "sleep": sleep}))
+    return pauses
+
+
+class Paced(ServerDouble):
     """An agent's audio as it comes: one frame at a time, a little apart (20 ms on the wire; 3 ms
     here, which is never less however slow the machine), then the close."""
 
@@ -258,29 +288,14 @@ class Paced:
         await asyncio.sleep(0.003)  # the gap between frames: recv waits for each
         return json.dumps({"type": "output_audio.delta", "audio": base64.b64encode(bytes(640)).decode()})
 
-    async def send(self, message: str) -> None:
-        pass
-
-    async def close(self) -> None:
-        pass
-
 
 async def test_frames_that_come_apart_are_read_without_extra_pauses(monkeypatch) -> None:
     # The reader pauses after 10 ms of frames read in a row, so a flood cannot starve Esc. Frames
     # it had to wait for are not a flood: the loop ran while it waited. It paused at every frame
     # once 10 ms had passed since its last pause, a second wake of the call's task per frame.
-    import asyncio
-    import types
-
     from vap_console.api import realtime
 
-    pauses: list[float] = []
-
-    async def sleep(delay: float) -> None:
-        pauses.append(delay)
-        await asyncio.sleep(delay)
-
-    monkeypatch.setattr(realtime, "asyncio", types.SimpleNamespace(**{**vars(asyncio), "sleep": sleep}))
+    pauses = reader_pauses(monkeypatch)
     frames = Paced(40)
 
     async def connect(url: str) -> Paced:
@@ -295,7 +310,7 @@ async def test_frames_that_come_apart_are_read_without_extra_pauses(monkeypatch)
     assert pauses == []
 
 
-class Flood:
+class Flood(ServerDouble):
     """A server's flood: a frame ready at every recv, never waited for, until stopped."""
 
     def __init__(self) -> None:
@@ -311,32 +326,18 @@ class Flood:
         self.read += 1
         return '{"type": "error", "code": "bad_frame", "message": "Could not parse that."}'
 
-    async def send(self, message: str) -> None:
-        pass
-
-    async def close(self) -> None:
-        pass
-
 
 async def test_under_a_flood_the_reader_stands_aside_for_a_keys_whole_way(monkeypatch) -> None:
     # A key reaches its binding through a chain of message hops (terminal, app, screen, box, and
     # back up to the screen), each a turn of the loop. A pause of one turn after each 10 ms of
-    # frames moved the key one hop on: in a terminal under a flood, Esc took 0.4-0.65 s to reach
+    # frames moved the key one hop on: in a terminal under a flood, Esc took 0.25-0.65 s to reach
     # the hang-up. The reader now stands aside long enough for the whole chain to run at once.
     import asyncio
-    import types
 
     from vap_console.api import realtime
 
-    pauses: list[float] = []
     began = asyncio.Event()
-
-    async def sleep(delay: float) -> None:
-        pauses.append(delay)
-        began.set()
-        await asyncio.sleep(delay)
-
-    monkeypatch.setattr(realtime, "asyncio", types.SimpleNamespace(**{**vars(asyncio), "sleep": sleep}))
+    pauses = reader_pauses(monkeypatch, began)
     flood = Flood()
 
     async def connect(url: str) -> Flood:

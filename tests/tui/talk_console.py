@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -171,6 +172,12 @@ class TalkConsole:
         self.turn(reply)
         # Its first audio frame read before the clock moves on: the frame is stamped as it is read.
         await until(pilot, lambda: self.screen.talk.audio_frames > frames or self.screen.ended)
+
+    async def save_audio_to(self, pilot: Pilot, folder: Path, seconds: float) -> None:
+        """``seconds`` of the agent's turn played, then ctrl+s with ``folder`` as where audio goes."""
+        self.screen.save_dir = folder
+        await self.play(pilot, seconds)
+        await pilot.press("ctrl+s")
 
     async def still(self, pilot: Pilot) -> None:
         """Ready for a picture: no cursor blinking, nothing queued."""

@@ -50,9 +50,7 @@ async def test_ctrl_s_saves_inside_the_folder_whatever_call_id_the_server_gives(
         async with console.app.run_test(size=(120, 36)) as pilot:
             screen = await console.talking(pilot)
             assert screen.talk.call_id == hostile
-            screen.save_dir = inside
-            await console.play(pilot, 0.5)
-            await pilot.press("ctrl+s")
+            await console.save_audio_to(pilot, inside, 0.5)
             await until(pilot, lambda: list(inside.iterdir()))
             [saved] = list(inside.iterdir())
             assert saved.name == f"vap-call-{name_part(hostile)}-agent.wav"
@@ -69,10 +67,8 @@ async def test_the_saved_toast_shows_the_folder_literally(tmp_path: Path) -> Non
     folder.mkdir()
     with talk_console() as console:
         async with console.app.run_test(size=(120, 36)) as pilot:
-            screen = await console.talking(pilot)
-            screen.save_dir = folder
-            await console.play(pilot, 0.5)
-            await pilot.press("ctrl+s")
+            await console.talking(pilot)
+            await console.save_audio_to(pilot, folder, 0.5)
             await until(pilot, lambda: list(folder.iterdir()) and list(console.app._notifications))
             said = [n for n in console.app._notifications if "Saved" in n.message]
             assert said and not said[0].markup

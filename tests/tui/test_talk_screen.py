@@ -112,9 +112,7 @@ async def test_ctrl_s_saves_the_agents_audio_as_a_wav(tmp_path) -> None:
     with talk_console() as console:
         async with console.app.run_test(size=(120, 36)) as pilot:
             screen = await console.talking(pilot)
-            screen.save_dir = tmp_path
-            await console.play(pilot, 1.01)
-            await pilot.press("ctrl+s")
+            await console.save_audio_to(pilot, tmp_path, 1.01)
             saved = tmp_path / f"vap-call-{screen.talk.call_id}-agent.wav"
             await until(pilot, saved.exists)
             with wave.open(str(saved)) as wav:
