@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import count
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
+from rich.segment import Segment
 from textual.cache import LRUCache
 from textual.containers import Vertical
 from textual.content import Content
@@ -22,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.visual import Visual
 from textual.widgets import Input, Static
+from textual.widgets.input import Selection
 
 from vap_console.api.conversation import Conversation, Turn
 from vap_console.api.figures import Times
@@ -107,6 +109,10 @@ class TranscriptView(ScrollView, can_focus=True):
     # new virtual size needs no layout of the whole screen. Textual's reactive asked for one each
     # time a line was added (bench/talk.py: ~40 ms of CPU each); the scroll bars are told here.
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+    # A key typed changes the text and the cursor, both on the box's one line of text: that line is
+    # drawn again, not the box's borders too (a whole-box repaint drew three lines a key).
+    value: Reactive[str] = Reactive("", init=False, repaint=False)
+    selection: Reactive[Selection] = Reactive(Selection.cursor(0), repaint=False)
     CACHED = 32  # more than the paragraphs a screen shows at 120×36 (two lines each, at least)
     MAX_NOTES = 200  # the console's own lines kept, as ``max_lines`` turns: the oldest go
 
@@ -395,12 +401,61 @@ class SayBox(Input):
     set without a layout (the repaint that shows the key is the value's own)."""
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+    # A key typed changes the text and the cursor, both on the box's one line of text: that line is
+    # drawn again, not the box's borders too (a whole-box repaint drew three lines a key).
+    value: Reactive[str] = Reactive("", init=False, repaint=False)
+    selection: Reactive[Selection] = Reactive(Selection.cursor(0), repaint=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # A steady cursor: while a person listens to the agent, a blinking one was the screen's
         # only change between words, a wake and a repaint twice a second for the whole call.
         self.cursor_blink = False
+        self._styled: tuple[Style, Style] | None = None
+
+    def watch_value(self) -> None:
+        self._repaint_text()
+
+    def watch_selection(self) -> None:
+        self._repaint_text()
+
+    def _repaint_text(self) -> None:
+        gutter = self.content_offset.x
+        self.refresh(Region(-gutter, 0, self.outer_size.width, 1))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styled = None  # a theme, focus or class changed: the styles are worked out anew
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        if not regions:
+            self._styled = None  # a repaint of the whole box (an inline style set): worked out anew
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def render_line(self, y: int) -> Strip:
+        """The line of text as Input draws it, without building a Rich Text and rendering it
+        through a console for every key: the text, the cursor's cell, the rest. Anything else (a
+        selection, a placeholder, a character that is not plainly printable) is Input's own."""
+        value, at = self.value, self.cursor_position
+        if (y != 0 or not value or not self.selection.is_empty or self.password or self.highlighter is not None
+                or self._suggestion or not value.isprintable()):
+            return super().render_line(y)
+        base, cursor = self._styles()
+        width = self.scrollable_content_region.width
+        if self.has_focus and self._cursor_visible:
+            segments = [Segment(value[:at]), Segment(value[at:at + 1] or " ", cursor), Segment(value[at + 1:])]
+        else:
+            segments = [Segment(value)]
+        scroll_x = self.scroll_offset.x
+        strip = Strip(segments).crop(scroll_x, scroll_x + width + 1).extend_cell_length(width + 1)
+        return strip.apply_style(base)
+
+    def _styles(self) -> tuple[Style, Style]:
+        # The box's style walks every ancestor's styles: the same until a style update says not.
+        if self._styled is None:
+            self._styled = (self.rich_style, self.get_component_rich_style("input--cursor"))
+        return self._styled
 
     def post_message(self, message: Message) -> bool:
         # Nothing reads the box's every change (the Talk screen reads it on Enter): Input.Changed is
