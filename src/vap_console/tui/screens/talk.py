@@ -241,11 +241,12 @@ class TalkScreen(TalkSound):
             self._socket = socket
             self.talk.call_id = self.talk.call_id or registered.call_id
             async with socket:
-                async for event in socket.events():
+                async for event in socket.events(on_audio=self._audio_arrived):
                     if self.ended:
                         break  # ended from this side (an unanswered hang-up): nothing more is read
                     if isinstance(event, OutputAudioDelta):
-                        # 50 a second and no widget shows them: played and kept here.
+                        # 50 a second and no widget shows them: played and kept here (most come
+                        # straight from the socket's read callback, ``_audio_arrived``).
                         self._audio(event)
                         continue
                     if isinstance(event, Interruption):
@@ -340,12 +341,16 @@ class TalkScreen(TalkSound):
             failed = call.error is not None or call.status is None or not 200 <= call.status < 300
             self.transcript.note(f"⚙ {call.in_words()}", "$warning" if failed else "$text-muted")
 
-    def _audio(self, event: OutputAudioDelta) -> None:
+    def _audio_arrived(self, event: OutputAudioDelta, pcm: bytes) -> None:
+        if not self.ended:
+            self._audio(event, pcm)
+
+    def _audio(self, event: OutputAudioDelta, pcm: bytes | None = None) -> None:
         if LIVE in self.talk.apply(event):
             # The first audio frame of an answer: its answer time is now measured (shown by the turn).
             self._changed.add(LIVE)
             self._draw_soon()
-        pcm = event.pcm
+        pcm = event.pcm if pcm is None else pcm
         self.player.play(pcm)
         self.tape.add(pcm)
 
