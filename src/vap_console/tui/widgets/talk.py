@@ -109,10 +109,6 @@ class TranscriptView(ScrollView, can_focus=True):
     # new virtual size needs no layout of the whole screen. Textual's reactive asked for one each
     # time a line was added (bench/talk.py: ~40 ms of CPU each); the scroll bars are told here.
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
-    # A key typed changes the text and the cursor, both on the box's one line of text: that line is
-    # drawn again, not the box's borders too (a whole-box repaint drew three lines a key).
-    value: Reactive[str] = Reactive("", init=False, repaint=False)
-    selection: Reactive[Selection] = Reactive(Selection.cursor(0), repaint=False)
     CACHED = 32  # more than the paragraphs a screen shows at 120×36 (two lines each, at least)
     MAX_NOTES = 200  # the console's own lines kept, as ``max_lines`` turns: the oldest go
 
