@@ -142,3 +142,23 @@ def test_audio_in_either_layout_is_read_the_short_way() -> None:
         read = parse_audio(f'{layout}{base64.b64encode(b"hi there").decode()}"}}', 1.0)
         assert read is not None and read[1] == b"hi there"
     assert parse_audio(json.dumps({"audio": "AAAA", "type": "output_audio.delta"}), 1.0) is None
+
+
+def test_a_websockets_that_keeps_frames_otherwise_gives_no_lane_and_loses_no_frame() -> None:
+    # The lane reads websockets' queue of frames not yet read (14 and later keep one with a
+    # length): a websockets without it gets the reader's way, and says nothing is wrong.
+    from types import SimpleNamespace
+
+    from websockets.frames import Frame, Opcode
+
+    from vap_console.api.realtime_lane import LanedConnection
+
+    connection = object.__new__(LanedConnection)
+    queued: list[Frame] = []
+    connection.response = object()  # type: ignore[assignment]  # the handshake is over
+    connection.recv_messages = SimpleNamespace(put=queued.append)  # type: ignore[assignment]
+    taken: list[bytes] = []
+    connection.audio_sink = lambda data: taken.append(data) or True
+    frame = Frame(Opcode.TEXT, audio(1).encode())
+    connection.process_event(frame)
+    assert queued == [frame] and taken == [] and connection.audio_sink is None
