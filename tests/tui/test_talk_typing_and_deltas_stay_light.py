@@ -248,3 +248,35 @@ async def test_what_the_console_made_before_a_call_is_out_of_the_collectors_sigh
             screen = await console.talking(pilot)
             await until(pilot, lambda: screen.talk.started)
             assert gc.get_freeze_count() > before
+
+
+async def test_the_billed_time_ticking_draws_no_other_part_of_the_top_line() -> None:
+    # The billed time changes every second of the call. With the top line's parts side by side in
+    # one row, each tick drew the title, the speaking state, the answer times and the slots again
+    # (a repaint draws every widget whose container overlaps it); each in a box of its own, none.
+    from textual.widgets import Static
+
+    from tests.tui.talk_console import talk_console
+    from vap_console.tui.widgets.talk import AnswerTimes, BilledTimer, SlotsLine, SpeakingIndicator
+
+    with talk_console() as console:
+        async with console.app.run_test(size=(120, 36)) as pilot:
+            screen = await console.talking(pilot)
+            await console.greeted(pilot)
+            await quiet(pilot, workers=False)
+            drawn: list[str] = []
+            for widget in (screen.query_one("#talk-title", Static), screen.query_one(SpeakingIndicator),
+                           screen.query_one(AnswerTimes), screen.query_one(SlotsLine), screen.query_one(BilledTimer)):
+                own, kind = widget.render_lines, type(widget).__name__
+
+                def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]
+                    drawn.append(name)
+                    return own(crop)
+
+                widget.render_lines = render_lines  # type: ignore[method-assign]
+            billed = screen.query_one(BilledTimer)
+            console.clock.advance(60)  # a minute of the call: the next tick shows it
+            await until(pilot, lambda: (billed.seconds or 0) >= 60)
+            await until(pilot, lambda: "BilledTimer" in drawn)
+            await quiet(pilot, workers=False)
+            assert set(drawn) == {"BilledTimer"}

@@ -89,6 +89,8 @@ class TalkScreen(TalkSound):
     TalkScreen #talk-body { height: 1fr; }
     TalkScreen #talk-say { height: 3; }
     TalkScreen #talk-head { height: 1; padding: 0 1; }
+    TalkScreen #talk-head > ScreenPart { width: auto; height: 1; }
+    TalkScreen #talk-head > #title-box { width: 1fr; }
     TalkScreen #sound { display: none; }
     TalkScreen #sound.-shown { display: block; }
     TalkScreen #talk-title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -185,13 +187,21 @@ class TalkScreen(TalkSound):
         with ScreenPart(id="talk-keys"):
             yield KeyBar()
         with ScreenPart(id="talk-body"):
+            # Each in a box of its own: the billed time changes every second, and a repaint of it
+            # drew every other part of the line again (their container, the line, overlapped it).
             with Horizontal(id="talk-head"):
-                yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
-                yield SpeakingIndicator(id="speaking")
-                yield SoundLine(id="sound")
-                yield AnswerTimes(id="answer-times")
-                yield BilledTimer(id="billed")
-                yield SlotsLine(id="slots")
+                with ScreenPart(id="title-box"):
+                    yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
+                with ScreenPart():
+                    yield SpeakingIndicator(id="speaking")
+                with ScreenPart():
+                    yield SoundLine(id="sound")
+                with ScreenPart():
+                    yield AnswerTimes(id="answer-times")
+                with ScreenPart():
+                    yield BilledTimer(id="billed")
+                with ScreenPart():
+                    yield SlotsLine(id="slots")
             with Vertical(id="talk-end"), Horizontal(id="talk-end-row"):
                 yield Static(id="talk-end-text")
                 yield Button("Call again", id="call-again", variant="warning")
