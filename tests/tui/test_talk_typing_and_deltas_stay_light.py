@@ -253,7 +253,8 @@ async def test_what_the_console_made_before_a_call_is_out_of_the_collectors_sigh
 async def test_the_billed_time_ticking_draws_no_other_part_of_the_top_line() -> None:
     # The billed time changes every second of the call. With the top line's parts side by side in
     # one row, each tick drew the title, the speaking state, the answer times and the slots again
-    # (a repaint draws every widget whose container overlaps it); each in a box of its own, none.
+    # (a repaint draws every widget whose container overlaps it), and the transcript's thirty
+    # lines below them; each in a box of its own, none of them.
     from textual.widgets import Static
 
     from tests.tui.talk_console import talk_console
@@ -266,7 +267,8 @@ async def test_the_billed_time_ticking_draws_no_other_part_of_the_top_line() -> 
             await quiet(pilot, workers=False)
             drawn: list[str] = []
             for widget in (screen.query_one("#talk-title", Static), screen.query_one(SpeakingIndicator),
-                           screen.query_one(AnswerTimes), screen.query_one(SlotsLine), screen.query_one(BilledTimer)):
+                           screen.query_one(AnswerTimes), screen.query_one(SlotsLine), screen.query_one(BilledTimer),
+                           screen.transcript):
                 own, kind = widget.render_lines, type(widget).__name__
 
                 def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]

@@ -91,6 +91,7 @@ class TalkScreen(TalkSound):
     TalkScreen #talk-head { height: 1; padding: 0 1; }
     TalkScreen #talk-head > ScreenPart { width: auto; height: 1; }
     TalkScreen #talk-head > #title-box { width: 1fr; }
+    TalkScreen #transcript-box { height: 1fr; }
     TalkScreen #sound { display: none; }
     TalkScreen #sound.-shown { display: block; }
     TalkScreen #talk-title { width: 1fr; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -205,7 +206,8 @@ class TalkScreen(TalkSound):
             with Vertical(id="talk-end"), Horizontal(id="talk-end-row"):
                 yield Static(id="talk-end-text")
                 yield Button("Call again", id="call-again", variant="warning")
-            yield TranscriptView(id="transcript")
+            with ScreenPart(id="transcript-box"):  # the top line's tick does not draw its thirty lines
+                yield TranscriptView(id="transcript")
         with ScreenPart(id="talk-say"), Horizontal(id="talk-say-row"):
             yield SayBox(placeholder="Type what to say, then Enter", id="say", max_length=TYPED_TURN.high)
             with ScreenPart(id="hang-up-box"):  # a key typed in the box does not draw the button again
