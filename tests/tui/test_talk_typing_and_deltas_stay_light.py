@@ -282,3 +282,28 @@ async def test_the_billed_time_ticking_draws_no_other_part_of_the_top_line() -> 
             await until(pilot, lambda: "BilledTimer" in drawn)
             await quiet(pilot, workers=False)
             assert set(drawn) == {"BilledTimer"}
+
+
+async def test_a_line_added_to_the_transcript_draws_nothing_of_the_top_line() -> None:
+    from textual.containers import Horizontal
+
+    from tests.tui.talk_console import talk_console
+
+    with talk_console() as console:
+        async with console.app.run_test(size=(120, 36)) as pilot:
+            screen = await console.talking(pilot)
+            await console.greeted(pilot)
+            await quiet(pilot, workers=False)
+            drawn: list[str] = []
+            for widget in (screen.query_one("#talk-head", Horizontal), screen.transcript):
+                own, kind = widget.render_lines, type(widget).__name__
+
+                def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]
+                    drawn.append(name)
+                    return own(crop)
+
+                widget.render_lines = render_lines  # type: ignore[method-assign]
+            screen.transcript.note("A line of the console's own.")
+            await until(pilot, lambda: "TranscriptView" in drawn)
+            await quiet(pilot, workers=False)
+            assert set(drawn) == {"TranscriptView"}

@@ -88,6 +88,7 @@ class TalkScreen(TalkSound):
     TalkScreen #talk-keys { dock: bottom; height: 1; }
     TalkScreen #talk-body { height: 1fr; }
     TalkScreen #talk-say { height: 3; }
+    TalkScreen #head-box { height: 1; }
     TalkScreen #talk-head { height: 1; padding: 0 1; }
     TalkScreen #talk-head > ScreenPart { width: auto; height: 1; }
     TalkScreen #talk-head > #title-box { width: 1fr; }
@@ -190,7 +191,7 @@ class TalkScreen(TalkSound):
         with ScreenPart(id="talk-body"):
             # Each in a box of its own: the billed time changes every second, and a repaint of it
             # drew every other part of the line again (their container, the line, overlapped it).
-            with Horizontal(id="talk-head"):
+            with ScreenPart(id="head-box"), Horizontal(id="talk-head"):
                 with ScreenPart(id="title-box"):
                     yield Static(untrusted.content(f"Talking with {self.label}", multiline=False), id="talk-title")
                 with ScreenPart():
