@@ -5,9 +5,13 @@ that adds no line draws only the lines of the turn arriving, not every line in v
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from types import SimpleNamespace
+from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.widget import Widget
 from textual.widgets import Input
 
 from tests.tui.console_scenes import quiet, until
@@ -34,6 +38,33 @@ async def typed(pilot, text: str) -> SayBox:  # type: ignore[no-untyped-def]
     await until(pilot, lambda: box.value == text)
     await quiet(pilot)
     return box
+
+
+def drawn_of(*widgets: Widget) -> list[str]:
+    """Each time one of ``widgets`` is drawn (any of its lines), its class's name."""
+    drawn: list[str] = []
+    for widget in widgets:
+        own, kind = widget.render_lines, type(widget).__name__
+
+        def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]
+            drawn.append(name)
+            return own(crop)
+
+        widget.render_lines = render_lines  # type: ignore[method-assign]
+    return drawn
+
+
+@asynccontextmanager
+async def greeted_call() -> AsyncIterator[tuple[Any, Any, Any]]:
+    """The console on a sandbox call at 120×36, the greeting heard: (console, pilot, Talk screen)."""
+    from tests.tui.talk_console import talk_console
+
+    with talk_console() as console:
+        async with console.app.run_test(size=(120, 36)) as pilot:
+            screen = await console.talking(pilot)
+            await console.greeted(pilot)
+            await quiet(pilot, workers=False)  # the call's worker runs on
+            yield console, pilot, screen
 
 
 def counting_layouts(app: App[None]) -> list[int]:
@@ -157,30 +188,17 @@ async def test_a_key_typed_in_talk_repaints_only_the_typing_box() -> None:
     # own, none of them is drawn.
     from textual.widgets import Button
 
-    from tests.tui.talk_console import talk_console
     from vap_console.tui.widgets.key_bar import KeyBar
     from vap_console.tui.widgets.status_bar import StatusBar
 
-    with talk_console() as console:
-        async with console.app.run_test(size=(120, 36)) as pilot:
-            screen = await console.talking(pilot)
-            await console.greeted(pilot)
-            await quiet(pilot, workers=False)  # the call's worker runs on
-            drawn: list[str] = []
-            for widget in (screen.transcript, screen.query_one(KeyBar), screen.query_one(StatusBar),
-                           screen.query_one("#hang-up", Button)):
-                own, kind = widget.render_lines, type(widget).__name__
-
-                def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]
-                    drawn.append(name)
-                    return own(crop)
-
-                widget.render_lines = render_lines  # type: ignore[method-assign]
-            await pilot.press(*"hours")
-            await until(pilot, lambda: screen.query_one(SayBox).value == "hours")
-            await quiet(pilot, workers=False)
-            assert drawn == []
-            assert "hours" in pilot.app.export_screenshot()  # the keys themselves were drawn
+    async with greeted_call() as (_console, pilot, screen):
+        drawn = drawn_of(screen.transcript, screen.query_one(KeyBar), screen.query_one(StatusBar),
+                         screen.query_one("#hang-up", Button))
+        await pilot.press(*"hours")
+        await until(pilot, lambda: screen.query_one(SayBox).value == "hours")
+        await quiet(pilot, workers=False)
+        assert drawn == []
+        assert "hours" in pilot.app.export_screenshot()  # the keys themselves were drawn
 
 
 async def test_the_typing_box_keeps_a_steady_cursor_while_the_person_listens() -> None:
@@ -257,53 +275,26 @@ async def test_the_billed_time_ticking_draws_no_other_part_of_the_top_line() -> 
     # lines below them; each in a box of its own, none of them.
     from textual.widgets import Static
 
-    from tests.tui.talk_console import talk_console
     from vap_console.tui.widgets.talk import AnswerTimes, BilledTimer, SlotsLine, SpeakingIndicator
 
-    with talk_console() as console:
-        async with console.app.run_test(size=(120, 36)) as pilot:
-            screen = await console.talking(pilot)
-            await console.greeted(pilot)
-            await quiet(pilot, workers=False)
-            drawn: list[str] = []
-            for widget in (screen.query_one("#talk-title", Static), screen.query_one(SpeakingIndicator),
-                           screen.query_one(AnswerTimes), screen.query_one(SlotsLine), screen.query_one(BilledTimer),
-                           screen.transcript):
-                own, kind = widget.render_lines, type(widget).__name__
-
-                def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]
-                    drawn.append(name)
-                    return own(crop)
-
-                widget.render_lines = render_lines  # type: ignore[method-assign]
-            billed = screen.query_one(BilledTimer)
-            console.clock.advance(60)  # a minute of the call: the next tick shows it
-            await until(pilot, lambda: (billed.seconds or 0) >= 60)
-            await until(pilot, lambda: "BilledTimer" in drawn)
-            await quiet(pilot, workers=False)
-            assert set(drawn) == {"BilledTimer"}
+    async with greeted_call() as (console, pilot, screen):
+        drawn = drawn_of(screen.query_one("#talk-title", Static), screen.query_one(SpeakingIndicator),
+                         screen.query_one(AnswerTimes), screen.query_one(SlotsLine),
+                         screen.query_one(BilledTimer), screen.transcript)
+        billed = screen.query_one(BilledTimer)
+        console.clock.advance(60)  # a minute of the call: the next tick shows it
+        await until(pilot, lambda: (billed.seconds or 0) >= 60)
+        await until(pilot, lambda: "BilledTimer" in drawn)
+        await quiet(pilot, workers=False)
+        assert set(drawn) == {"BilledTimer"}
 
 
 async def test_a_line_added_to_the_transcript_draws_nothing_of_the_top_line() -> None:
     from textual.containers import Horizontal
 
-    from tests.tui.talk_console import talk_console
-
-    with talk_console() as console:
-        async with console.app.run_test(size=(120, 36)) as pilot:
-            screen = await console.talking(pilot)
-            await console.greeted(pilot)
-            await quiet(pilot, workers=False)
-            drawn: list[str] = []
-            for widget in (screen.query_one("#talk-head", Horizontal), screen.transcript):
-                own, kind = widget.render_lines, type(widget).__name__
-
-                def render_lines(crop, own=own, name=kind):  # type: ignore[no-untyped-def]
-                    drawn.append(name)
-                    return own(crop)
-
-                widget.render_lines = render_lines  # type: ignore[method-assign]
-            screen.transcript.note("A line of the console's own.")
-            await until(pilot, lambda: "TranscriptView" in drawn)
-            await quiet(pilot, workers=False)
-            assert set(drawn) == {"TranscriptView"}
+    async with greeted_call() as (_console, pilot, screen):
+        drawn = drawn_of(screen.query_one("#talk-head", Horizontal), screen.transcript)
+        screen.transcript.note("A line of the console's own.")
+        await until(pilot, lambda: "TranscriptView" in drawn)
+        await quiet(pilot, workers=False)
+        assert set(drawn) == {"TranscriptView"}

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.widgets import Input
 
 from tests.tui.console_scenes import quiet, until
+from tests.tui.test_talk_typing_and_deltas_stay_light import typed
 from vap_console.tui.widgets.talk import SayBox
 
 VALUES = ["hello", "héllo 日本語 wide 🙂 ok", "x" * 100 + "end", "日" * 40, "a[b]c $text"]
@@ -52,35 +54,20 @@ async def test_the_typing_box_draws_its_text_as_input_does_with_focus_and_withou
         assert await drawn_as_input_draws(pilot, box) == []
 
 
-async def test_the_typing_box_takes_a_new_themes_colours() -> None:
+@pytest.mark.parametrize("change", ["a theme chosen", "a colour set on the box"])
+async def test_the_typing_box_takes_new_colours(change: str) -> None:
     app = Typing()
     async with app.run_test(size=(60, 12)) as pilot:
-        box = app.query_one(SayBox)
-        box.focus()
-        await pilot.press(*"hours")
-        await until(pilot, lambda: box.value == "hours")
-        await quiet(pilot)
+        box = await typed(pilot, "hours")
         before = cells(box.render_line(0))
-        app.theme = "nord" if app.theme != "nord" else "gruvbox"
+        if change == "a theme chosen":
+            app.theme = "nord" if app.theme != "nord" else "gruvbox"
+        else:
+            box.styles.color = "red"
         await quiet(pilot)
         after = cells(box.render_line(0))
-        assert after != before  # the theme's colours, not the first one's
+        assert after != before  # the new colours, not the first ones
         assert after == cells(Input.render_line(box, 0))
-
-
-async def test_the_typing_box_takes_a_colour_set_on_it() -> None:
-    app = Typing()
-    async with app.run_test(size=(60, 12)) as pilot:
-        box = app.query_one(SayBox)
-        box.focus()
-        await pilot.press(*"hours")
-        await until(pilot, lambda: box.value == "hours")
-        await quiet(pilot)
-        before = cells(box.render_line(0))
-        box.styles.color = "red"
-        await quiet(pilot)
-        assert cells(box.render_line(0)) != before
-        assert cells(box.render_line(0)) == cells(Input.render_line(box, 0))
 
 
 async def test_a_key_typed_draws_the_boxs_line_of_text_and_not_its_borders() -> None:
